@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "PullRefresh",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pullrefresh", targets: ["pullrefresh"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "Mustache", targets: ["Mustache"]),
+        .library(name: "Feed", targets: ["Feed"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Mustache"),
+        .target(name: "Feed", dependencies: ["HTTPServer", "Mustache"]),
+        .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "MustacheTests",
+            dependencies: ["Mustache"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,177 @@
+import CMicroHTTPD
+import Foundation
+
+// libmicrohttpd calls these from its worker threads. They are plain nonisolated functions in a
+// library target on purpose: a closure in main.swift would be inferred @MainActor and trap.
+
+/// The access handler: called for the headers, once per body chunk, then with no data.
+/// Responses are queued only from the second call on, which keeps HTTP/1.1 keep-alive working
+/// in libmicrohttpd 0.9.75 (queueing on the first call makes it answer `Connection: close`).
+func mhdAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let stored = conCls.pointee else {
+        let context = RequestContext(startNanos: MonotonicClock.nanos())
+        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+        core.inFlight.add(1, ordering: .relaxed)
+        context.method = method.map { String(cString: $0) } ?? ""
+        context.path = url.map { String(cString: $0) } ?? ""
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+            let declared = Int(String(cString: length)), declared > core.options.maxBodySize
+        {
+            // Refusing before the body is read: libmicrohttpd then closes instead of reading it.
+            context.tooLarge = true
+            rejectTooLarge(context, connection: connection, core: core)
+        }
+        return .YES
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+
+    if let ready = context.takeReadyResponse() {
+        queue(ready, for: context, on: connection, core: core)
+        return .YES
+    }
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        uploadDataSize.pointee = 0
+        guard !context.tooLarge, !context.answered, let uploadData else { return .YES }
+        if context.body.count + size > core.options.maxBodySize {
+            context.tooLarge = true
+            context.body = []
+            rejectTooLarge(context, connection: connection, core: core)
+            return .YES
+        }
+        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+            context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+        }
+        return .YES
+    }
+    if context.answered { return .YES }
+
+    var request: Request
+    do {
+        request = try Request(
+            method: context.method, path: Request.decodePath(context.path[...]),
+            headers: readHeaders(connection), body: context.body,
+            remoteAddress: prh_client_address(connection).flatMap { SocketAddress.host(of: $0) })
+        request.query = try readQuery(connection)
+    } catch {
+        let bare = Request(method: context.method, path: "/")
+        queue(core.router.response(for: error, request: bare), for: context, on: connection, core: core)
+        return .YES
+    }
+    context.body = []
+
+    switch core.router.route(request) {
+    case .response(let response):
+        queue(response, for: context, on: connection, core: core)
+    case .deferred(let work):
+        guard core.reservePending(context) else {
+            let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
+            queue(core.router.response(for: busy, request: request), for: context, on: connection, core: core)
+            return .YES
+        }
+        context.suspend(connection)
+        MHD_suspend_connection(connection)
+        Task {
+            let response = await work()
+            core.finish(context, with: response)
+        }
+    }
+    return .YES
+}
+
+private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
+    let request = Request(method: context.method, path: context.path)
+    var response = core.router.response(
+        for: HTTPError.payloadTooLarge(limit: core.options.maxBodySize), request: request)
+    response.headers.set("Connection", "close")
+    queue(response, for: context, on: connection, core: core)
+}
+
+/// Hands a response to libmicrohttpd (which copies the bytes) and writes the access line.
+private func queue(_ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore) {
+    context.answered = true
+    let mhdResponse = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse else {
+        core.logger.error("libmicrohttpd could not allocate a response")
+        return
+    }
+    for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+        core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
+    }
+    if core.closing.load(ordering: .acquiring) {
+        _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+    }
+    _ = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    MHD_destroy_response(mhdResponse)
+    if core.logger.accessLog {
+        let seconds = Double(MonotonicClock.nanos() &- context.startNanos) / 1e9
+        core.logger.access(
+            method: context.method, path: context.path, status: response.status, bytes: response.body.count,
+            seconds: seconds)
+    }
+}
+
+private func readHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+    var fields: [(name: String, value: String)] = []
+    withUnsafeMutablePointer(to: &fields) { pointer in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, mhdCollectPair, pointer)
+    }
+    return HTTPHeaders(fields)
+}
+
+private func readQuery(_ connection: OpaquePointer) throws(HTTPError) -> [(name: String, value: String)] {
+    var raw: [(name: String, value: String)] = []
+    withUnsafeMutablePointer(to: &raw) { pointer in
+        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, mhdCollectPair, pointer)
+    }
+    var decoded: [(name: String, value: String)] = []
+    decoded.reserveCapacity(raw.count)
+    for item in raw {
+        decoded.append(try Request.decodeQueryItem(name: item.name[...], value: item.value[...]))
+    }
+    return decoded
+}
+
+private func mhdCollectPair(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+    fields.pointee.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+/// Frees the per-request context once libmicrohttpd is done with the request.
+func mhdRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
+    guard let cls, let conCls, let stored = conCls.pointee else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    Unmanaged<RequestContext>.fromOpaque(stored).release()
+    conCls.pointee = nil
+    core.inFlight.subtract(1, ordering: .relaxed)
+}
+
+/// Leaves the path and query bytes as sent, so ``PercentDecoding`` decodes them exactly once.
+func mhdIdentityUnescape(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ text: UnsafeMutablePointer<CChar>?
+) -> Int {
+    guard let text else { return 0 }
+    return strlen(text)
+}
+
+/// libmicrohttpd's unescape callback type, which its header declares inline and Swift does not name.
+typealias MHDUnescapeCallback =
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int

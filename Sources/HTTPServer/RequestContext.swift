@@ -1,0 +1,58 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Per-request state that lives in libmicrohttpd's `con_cls` slot from the first handler call
+/// until the request-completed callback releases it.
+///
+/// Fields other than `phase` are touched only by the MHD thread that owns the connection; the
+/// handler calls for one connection never overlap, so they need no lock.
+final class RequestContext: @unchecked Sendable {
+    /// A suspended MHD connection; only resumed once, under the phase lock's protocol.
+    struct Connection: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    enum Phase: Sendable {
+        case reading
+        case suspended(Connection)
+        case ready(Response)
+        case answered
+    }
+
+    let startNanos: UInt64
+    var body: [UInt8] = []
+    var tooLarge = false
+    var answered = false
+    var method = ""
+    var path = ""
+    private let phase = Mutex(Phase.reading)
+
+    init(startNanos: UInt64) {
+        self.startNanos = startNanos
+    }
+
+    /// Records the suspended connection so a later `complete` can resume it.
+    func suspend(_ connection: OpaquePointer) {
+        phase.withLock { $0 = .suspended(Connection(pointer: connection)) }
+    }
+
+    /// Stores the response and returns the connection to resume, exactly once: later calls
+    /// (a handler finishing after shutdown already answered 503) return nil and change nothing.
+    func complete(with response: Response) -> OpaquePointer? {
+        phase.withLock { phase in
+            guard case .suspended(let connection) = phase else { return nil }
+            phase = .ready(response)
+            return connection.pointer
+        }
+    }
+
+    /// The response stored by `complete`, handed out once after the connection resumed.
+    func takeReadyResponse() -> Response? {
+        phase.withLock { phase in
+            guard case .ready(let response) = phase else { return nil }
+            phase = .answered
+            return response
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// An HTTP response as a plain value. libmicrohttpd adds `Content-Length` and `Date`.
+public struct Response: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields to send.
+    public var headers: HTTPHeaders
+    /// The body bytes; shared copy-on-write, so cached bodies cost nothing to hand out.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with a UTF-8 text body and the given content type.
+    public init(status: Int = 200, contentType: String, text: String, headers: HTTPHeaders = [:]) {
+        var all = headers
+        all.set("Content-Type", contentType)
+        self.init(status: status, headers: all, body: Array(text.utf8))
+    }
+
+    /// A `text/plain` response.
+    public static func text(_ text: String, status: Int = 200) -> Response {
+        Response(status: status, contentType: "text/plain; charset=utf-8", text: text)
+    }
+
+    /// A redirect with `Location`; `303 See Other` by default, the answer to a form POST.
+    public static func redirect(to location: String, status: Int = 303) -> Response {
+        Response(status: status, headers: ["Location": location])
+    }
+}

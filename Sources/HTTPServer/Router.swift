@@ -1,0 +1,116 @@
+import Foundation
+
+/// Routes requests by method and path to handlers, and turns errors into responses.
+///
+/// Unknown paths become `404`; a known path with the wrong method becomes `405` with `Allow`.
+/// `HEAD` is served by the `GET` route (libmicrohttpd drops the body). Errors conforming to
+/// ``HTTPResponseError`` become their status; anything else is logged and becomes a bare `500`.
+public struct Router: Sendable {
+    struct Route: Sendable {
+        let pattern: PathPattern
+        var handlers: [String: Handler]
+    }
+
+    /// What the server should do with a request.
+    public enum Outcome: Sendable {
+        /// The response is ready now.
+        case response(Response)
+        /// The response needs awaiting; run the closure off the server thread.
+        case deferred(@Sendable () async -> Response)
+    }
+
+    /// Turns an error into a response; lets the app render JSON envelopes or HTML pages.
+    public typealias ErrorRenderer = @Sendable (any HTTPResponseError, Request) -> Response
+
+    private var routes: [Route] = []
+    private var errorRenderer: ErrorRenderer
+    private let logger: Logger
+
+    /// Creates an empty router. Without an error renderer, errors are answered as plain text.
+    public init(logger: Logger = Logger(), errorRenderer: ErrorRenderer? = nil) {
+        self.logger = logger
+        self.errorRenderer = errorRenderer ?? Router.plainTextError
+    }
+
+    /// Registers a handler for `method` on `path` (see ``PathPattern`` for the syntax).
+    public mutating func on(_ method: String, _ path: String, _ handler: Handler) {
+        let pattern = PathPattern(path)
+        if let index = routes.firstIndex(where: { $0.pattern == pattern }) {
+            routes[index].handlers[method] = handler
+        } else {
+            routes.append(Route(pattern: pattern, handlers: [method: handler]))
+        }
+    }
+
+    /// Registers a synchronous `GET` handler.
+    public mutating func get(_ path: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        on("GET", path, .immediate(handler))
+    }
+
+    /// Registers an asynchronous `POST` handler.
+    public mutating func post(_ path: String, _ handler: @escaping @Sendable (Request) async throws -> Response) {
+        on("POST", path, .async(handler))
+    }
+
+    /// Routes a request: a ready response for immediate handlers and errors, or work to await.
+    public func route(_ request: Request) -> Outcome {
+        var allowed: Set<String> = []
+        for route in routes {
+            guard let parameters = route.pattern.match(request.path) else { continue }
+            let method = request.method == "HEAD" && route.handlers["HEAD"] == nil ? "GET" : request.method
+            guard let handler = route.handlers[method] else {
+                allowed.formUnion(route.handlers.keys)
+                continue
+            }
+            var routed = request
+            routed.parameters = parameters
+            switch handler {
+            case .immediate(let body):
+                do {
+                    return .response(try body(routed))
+                } catch {
+                    return .response(self.response(for: error, request: routed))
+                }
+            case .async(let body):
+                return .deferred { [self, routed] in
+                    do {
+                        return try await body(routed)
+                    } catch {
+                        return self.response(for: error, request: routed)
+                    }
+                }
+            }
+        }
+        if allowed.isEmpty {
+            return .response(errorRenderer(HTTPError.notFound(), request))
+        }
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        return .response(errorRenderer(HTTPError.methodNotAllowed(allowed: allowed.sorted()), request))
+    }
+
+    /// The socket-free core: routes and awaits, always producing a response.
+    public func respond(to request: Request) async -> Response {
+        switch route(request) {
+        case .response(let response): response
+        case .deferred(let work): await work()
+        }
+    }
+
+    /// The response for an error thrown while handling `request`; also used by the server for
+    /// errors found before routing (bad target, body too large, too many pending requests).
+    public func response(for error: any Error, request: Request) -> Response {
+        if let error = error as? any HTTPResponseError {
+            return errorRenderer(error, request)
+        }
+        logger.error("unhandled error for \(request.method) \(request.path): \(String(reflecting: error))")
+        return Response(status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"])
+    }
+
+    private static func plainTextError(_ error: any HTTPResponseError, _ request: Request) -> Response {
+        var response = Response.text(error.message + "\n", status: error.status)
+        for field in error.headers {
+            response.headers.set(field.name, field.value)
+        }
+        return response
+    }
+}

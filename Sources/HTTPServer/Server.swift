@@ -1,0 +1,104 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool, keep-alive, suspended
+/// connections for async handlers, and a graceful shutdown that never trips MHD's panic.
+///
+/// No C type escapes this class: handlers see ``Request`` and return ``Response``.
+public final class Server: Sendable {
+    /// The port actually bound (useful with port 0).
+    public let port: Int
+    /// `host:port` as bound, for the startup line.
+    public let address: String
+
+    private let core: ServerCore
+    private let daemon: Mutex<OpaquePointer?>
+    private let listenDescriptor: Int32
+
+    /// Binds and starts serving `router` immediately on background threads.
+    public init(router: Router, options: ServerOptions = ServerOptions(), logger: Logger = Logger())
+        throws(ServerError)
+    {
+        try options.validate()
+        let socket = try ListenSocket.open(host: options.host, port: options.port, backlog: options.listenBacklog)
+        let core = ServerCore(router: router, logger: logger, options: options)
+        let corePointer = Unmanaged.passUnretained(core).toOpaque()
+
+        var items: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.perIPConnectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeout, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(
+                option: .NOTIFY_COMPLETED,
+                value: unsafeBitCast(mhdRequestCompleted as MHD_RequestCompletedCallback, to: Int.self),
+                ptr_value: corePointer),
+            MHD_OptionItem(
+                option: .UNESCAPE_CALLBACK,
+                value: unsafeBitCast(mhdIdentityUnescape as MHDUnescapeCallback, to: Int.self),
+                ptr_value: nil),
+        ]
+        if options.threads > 1 {
+            items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
+        }
+        items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_ITC.rawValue
+        let started = items.withUnsafeMutableBufferPointer {
+            prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)
+        }
+        guard let started else {
+            close(socket.descriptor)
+            throw ServerError.daemonFailed
+        }
+        self.core = core
+        self.daemon = Mutex(started)
+        self.listenDescriptor = socket.descriptor
+        self.port = socket.port
+        self.address = socket.displayAddress
+    }
+
+    /// Requests whose async handlers are still running.
+    public var pendingRequests: Int { core.pendingCount }
+
+    /// Stops accepting, lets pending handlers finish within the grace period, answers the rest
+    /// `503`, waits for responses to be sent, then stops libmicrohttpd. Safe to call twice.
+    public func shutdown() async {
+        guard let running = daemon.withLock({ $0 }) else { return }
+        let waiting = core.beginShutdown()
+        _ = MHD_quiesce_daemon(running)
+        core.logger.notice("shutting down: \(waiting) pending request(s)")
+
+        let graceEnd = ContinuousClock.now + core.options.shutdownGracePeriod
+        while core.pendingCount > 0, ContinuousClock.now < graceEnd {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if core.pendingCount > 0 {
+            core.logger.warning("grace period over: answering \(core.pendingCount) pending request(s) with 503")
+            let error = HTTPError.unavailable(
+                retryAfter: core.options.retryAfterSeconds, message: "Server is shutting down.")
+            var response = core.router.response(for: error, request: Request(method: "POST", path: "/api/"))
+            response.headers.set("Connection", "close")
+            core.abandonPending(with: response)
+        }
+        // Responses to resumed connections are written by MHD's threads; wait until every
+        // request has completed so none is cut off and no connection is left suspended.
+        let sendEnd = ContinuousClock.now + .seconds(5)
+        while core.inFlight.load(ordering: .relaxed) > 0, ContinuousClock.now < sendEnd {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let toStop = daemon.withLock { state -> OpaquePointer? in
+            defer { state = nil }
+            return state
+        }
+        if let toStop {
+            MHD_stop_daemon(toStop)
+            close(listenDescriptor)
+        }
+        core.logger.notice("stopped")
+    }
+}

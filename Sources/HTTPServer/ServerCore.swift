@@ -1,0 +1,69 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The state libmicrohttpd's C callbacks reach through their `cls` pointer.
+final class ServerCore: @unchecked Sendable {
+    struct Pending {
+        var contexts: [ObjectIdentifier: RequestContext] = [:]
+        var shuttingDown = false
+    }
+
+    let router: Router
+    let logger: Logger
+    let options: ServerOptions
+    let pending = Mutex(Pending())
+    /// Requests between their first handler call and the completed callback.
+    let inFlight = Atomic<Int>(0)
+    /// Set once shutdown starts; read on the hot path without taking the pending lock.
+    let closing = Atomic<Bool>(false)
+
+    init(router: Router, logger: Logger, options: ServerOptions) {
+        self.router = router
+        self.logger = logger
+        self.options = options
+    }
+
+    /// Registers a request as pending, or refuses it when the bound is reached or shutdown began.
+    func reservePending(_ context: RequestContext) -> Bool {
+        pending.withLock { state in
+            guard !state.shuttingDown, state.contexts.count < options.maxPendingRequests else { return false }
+            state.contexts[ObjectIdentifier(context)] = context
+            return true
+        }
+    }
+
+    /// Delivers a handler's response and resumes the connection, at most once per request.
+    func finish(_ context: RequestContext, with response: Response) {
+        pending.withLock { _ = $0.contexts.removeValue(forKey: ObjectIdentifier(context)) }
+        if let connection = context.complete(with: response) {
+            MHD_resume_connection(connection)
+        }
+    }
+
+    /// Marks shutdown and returns every request still waiting on its handler.
+    func beginShutdown() -> Int {
+        closing.store(true, ordering: .releasing)
+        return pending.withLock { state in
+            state.shuttingDown = true
+            return state.contexts.count
+        }
+    }
+
+    var pendingCount: Int {
+        pending.withLock { $0.contexts.count }
+    }
+
+    /// Answers every still-pending request with `response` (used after the grace period).
+    func abandonPending(with response: Response) {
+        let contexts = pending.withLock { state in
+            defer { state.contexts.removeAll() }
+            return Array(state.contexts.values)
+        }
+        for context in contexts {
+            if let connection = context.complete(with: response) {
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+}
