@@ -1,0 +1,201 @@
+import Foundation
+import HTTPServer
+import Mustache
+
+/// The product's HTTP surface: the page, the no-JS refresh, the JSON API, health, the OpenAPI
+/// document and static files, wired into a ``Router``.
+public struct FeedApp: Sendable {
+    struct PageKey: Hashable, Sendable {
+        var language: String
+        var layout: PageRenderer.Layout
+        var explicitLanguage: Bool
+    }
+
+    struct ItemsKey: Hashable, Sendable {
+        var limit: Int
+        var cursor: ItemsQuery.Cursor?
+        var since: Int?
+    }
+
+    /// The store behind every route.
+    public let store: FeedStore
+    /// Renders templates.
+    public let renderer: PageRenderer
+    /// Serves `Public/`.
+    public let files: StaticFiles
+    private let logger: Logger
+    /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
+    private let bootTag: String
+    private let pages = ResponseCache<PageKey>(capacity: 64)
+    private let itemBodies = ResponseCache<ItemsKey>(capacity: 256)
+
+    /// Creates the app.
+    public init(store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger()) {
+        self.store = store
+        self.renderer = renderer
+        self.files = files
+        self.logger = logger
+        bootTag = String(UInt32.random(in: .min ... .max), radix: 36)
+    }
+
+    /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
+    public func router() -> Router {
+        var router = Router(logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) })
+        router.get("/") { request in try self.page(request) }
+        router.post("/refresh") { request in try await self.formRefresh(request) }
+        router.get("/api/items") { request in try self.items(request) }
+        router.post("/api/refresh") { request in try await self.apiRefresh(request) }
+        router.get("/healthz") { _ in self.health() }
+        router.get("/api/openapi.json") { _ in
+            Response(
+                headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
+                body: OpenAPIDocument.bytes)
+        }
+        router.get("/static/*") { request in
+            try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
+        }
+        return router
+    }
+
+    // MARK: Page
+
+    func page(_ request: Request) throws -> Response {
+        let (language, explicit) = try language(for: request)
+        let layout: PageRenderer.Layout
+        switch request.queryValue("layout") {
+        case nil: layout = .list
+        case let value?:
+            guard let chosen = PageRenderer.Layout(rawValue: value) else {
+                throw HTTPError.badRequest("Query parameter 'layout' must be 'list' or 'grid'.")
+            }
+            layout = chosen
+        }
+        let snapshot = store.current
+        let etag = "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\""
+        var headers = SecurityHeaders.html
+        headers.set("Cache-Control", "no-cache")
+        headers.set("ETag", etag)
+        headers.set("Vary", "Accept-Language")
+        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: etag) {
+            return Response(status: 304, headers: headers)
+        }
+        let key = PageKey(language: language, layout: layout, explicitLanguage: explicit)
+        let body = try pages.body(version: snapshot.version, key: key) {
+            try renderer.page(snapshot, language: language, layout: layout, explicitLanguage: explicit)
+        }
+        headers.set("Content-Type", "text/html; charset=utf-8")
+        return Response(status: 200, headers: headers, body: body)
+    }
+
+    func formRefresh(_ request: Request) async throws -> Response {
+        let (language, explicit) = try language(for: request)
+        var back: [String] = []
+        if explicit { back.append("lang=\(language)") }
+        if request.queryValue("layout") == "grid" { back.append("layout=grid") }
+        do {
+            _ = try await store.reload()
+        } catch {
+            logger.warning("refresh failed: \(error.message)")
+            throw HTTPError(502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+        }
+        return .redirect(to: back.isEmpty ? "/" : "/?" + back.joined(separator: "&"))
+    }
+
+    private func language(for request: Request) throws(HTTPError) -> (String, Bool) {
+        if let requested = request.queryValue("lang") {
+            let code = requested.lowercased()
+            guard renderer.localizer.supports(code) else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'lang' must be one of: \(renderer.localizer.languages.joined(separator: ", ")).")
+            }
+            return (code, true)
+        }
+        return (renderer.localizer.negotiate(acceptLanguage: request.headers["Accept-Language"]), false)
+    }
+
+    // MARK: API
+
+    func items(_ request: Request) throws -> Response {
+        let query = try ItemsQuery(request)
+        let snapshot = store.current
+        let etag = "\"\(bootTag)-v\(snapshot.version)\""
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache", "ETag": etag,
+        ]
+        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: etag) {
+            headers.remove("Content-Type")
+            return Response(status: 304, headers: headers)
+        }
+        let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
+        let body = itemBodies.body(version: snapshot.version, key: key) {
+            ItemsPayload.encode(snapshot, query: query, added: nil)
+        }
+        return Response(status: 200, headers: headers, body: body)
+    }
+
+    func apiRefresh(_ request: Request) async throws -> Response {
+        var query = try ItemsQuery(request)
+        if query.since == nil { query.since = try ItemsQuery.since(fromBody: request.body) }
+        let outcome: FeedStore.ReloadOutcome
+        do {
+            outcome = try await store.reload()
+        } catch {
+            logger.warning("refresh failed: \(error.message)")
+            throw HTTPError(502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+        }
+        let snapshot = outcome.snapshot
+        let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? snapshot.version
+        var headers: HTTPHeaders = [
+            "Cache-Control": "no-store",
+            "X-Feed-Version": String(snapshot.version),
+            "X-Feed-Updated-At": Timestamp.iso(snapshot.updatedAt),
+        ]
+        let added = snapshot.entries.filter { $0.addedIn > since }
+        headers.set("X-Feed-Added", String(added.count))
+        if AcceptHeader.prefersHTML(request.headers["Accept"]) {
+            let (language, _) = try language(for: request)
+            headers.set("Content-Type", "text/html; charset=utf-8")
+            headers.set("Vary", "Accept, Accept-Language")
+            for field in SecurityHeaders.html { headers.set(field.name, field.value) }
+            let body = try renderer.fragment(added.map(\.item), language: language)
+            return Response(status: 200, headers: headers, body: body)
+        }
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Vary", "Accept")
+        return Response(status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
+    }
+
+    func health() -> Response {
+        var writer = JSONWriter(capacity: 48)
+        writer.raw("{\"status\":\"ok\",\"version\":")
+        writer.number(store.current.version)
+        writer.raw("}")
+        return Response(
+            headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+            body: writer.bytes)
+    }
+
+    // MARK: Errors
+
+    func renderError(_ error: any HTTPResponseError, for request: Request) -> Response {
+        var headers = error.headers
+        if request.path.hasPrefix("/api/") || request.path == "/healthz" {
+            var writer = JSONWriter(capacity: 128)
+            writer.raw("{\"error\":{\"code\":")
+            writer.string(error.code)
+            writer.raw(",\"message\":")
+            writer.string(error.message)
+            writer.raw("}}")
+            headers.set("Content-Type", "application/json; charset=utf-8")
+            headers.set("Cache-Control", "no-store")
+            return Response(status: error.status, headers: headers, body: writer.bytes)
+        }
+        let language = renderer.localizer.negotiate(acceptLanguage: request.headers["Accept-Language"])
+        for field in SecurityHeaders.html { headers.set(field.name, field.value) }
+        headers.set("Content-Type", "text/html; charset=utf-8")
+        headers.set("Cache-Control", "no-store")
+        return Response(
+            status: error.status, headers: headers,
+            body: renderer.errorPage(status: error.status, message: error.message, language: language))
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// An immutable view of the store at one version; readers hold it without locks.
+public struct FeedSnapshot: Sendable {
+    /// An item with the version in which it first appeared (what `since` filters on).
+    public struct Entry: Sendable, Equatable {
+        /// The item.
+        public var item: FeedItem
+        /// The store version that first contained this item's id.
+        public var addedIn: Int
+    }
+
+    /// Grows by one on every reload that changed the items; never decreases.
+    public var version: Int
+    /// When the last successful reload finished (even one that changed nothing).
+    public var updatedAt: Date
+    /// Newest first.
+    public var entries: [Entry]
+
+    /// Creates a snapshot.
+    public init(version: Int, updatedAt: Date, entries: [Entry]) {
+        self.version = version
+        self.updatedAt = updatedAt
+        self.entries = entries
+    }
+
+    /// The items, newest first.
+    public var items: [FeedItem] { entries.map(\.item) }
+
+    /// Items that first appeared after version `since`, newest first.
+    public func added(since: Int) -> [FeedItem] {
+        entries.lazy.filter { $0.addedIn > since }.map(\.item)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+
+/// The feed's data: an actor that reloads from a ``FeedSource`` after an (async) delay, with
+/// every concurrent caller sharing the one reload in flight.
+///
+/// Reads never wait: the latest snapshot is published behind a short lock that
+/// ``current`` takes without touching the actor, so page and API GETs stay on the fast path
+/// even while a slow reload is pending.
+public actor FeedStore {
+    /// What a reload produced.
+    public struct ReloadOutcome: Sendable {
+        /// The snapshot after the reload.
+        public var snapshot: FeedSnapshot
+        /// Which reload this was (1, 2, ...); callers sharing one reload see the same number.
+        public var reloadNumber: Int
+    }
+
+    private let source: any FeedSource
+    private let clock: any Clock<Duration>
+    private let delay: Duration
+    private let maxItems: Int
+    private let now: @Sendable () -> Date
+    private let published: Mutex<FeedSnapshot>
+    private let reloadCounter = Atomic<Int>(0)
+    private var inFlight: Task<Result<ReloadOutcome, FeedError>, Never>?
+    private var lastError: FeedError?
+
+    /// Creates a store with `initial` items as version 1.
+    public init(
+        initial: [FeedItem], source: any FeedSource, delay: Duration, maxItems: Int,
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.source = source
+        self.clock = clock
+        self.delay = delay
+        self.maxItems = max(1, maxItems)
+        self.now = now
+        let trimmed = Array(initial.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
+        published = Mutex(
+            FeedSnapshot(
+                version: 1, updatedAt: now(), entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }))
+    }
+
+    /// The latest snapshot; cheap, never waits for a reload.
+    public nonisolated var current: FeedSnapshot {
+        published.withLock { $0 }
+    }
+
+    /// How many reloads have started since the store was created.
+    public nonisolated var reloadsStarted: Int {
+        reloadCounter.load(ordering: .relaxed)
+    }
+
+    /// Whether a reload is running now.
+    public var isReloading: Bool { inFlight != nil }
+
+    /// The most recent reload failure, cleared by the next success.
+    public var lastFailure: FeedError? { lastError }
+
+    /// Waits for the delay, fetches from the source, and publishes the result. Callers that
+    /// arrive while a reload is in flight join it instead of starting another.
+    public func reload() async throws(FeedError) -> ReloadOutcome {
+        let task: Task<Result<ReloadOutcome, FeedError>, Never>
+        if let running = inFlight {
+            task = running
+        } else {
+            task = Task { await self.performReload() }
+            inFlight = task
+        }
+        return try await task.value.get()
+    }
+
+    private func performReload() async -> Result<ReloadOutcome, FeedError> {
+        let number = reloadCounter.add(1, ordering: .relaxed).newValue
+        defer { inFlight = nil }
+        do {
+            try await clock.sleep(for: delay)
+        } catch {
+            return .failure(FeedError("reload was cancelled"))
+        }
+        let before = current
+        let items: [FeedItem]
+        do {
+            items = try await source.fetch(current: before.items)
+        } catch let error as FeedError {
+            lastError = error
+            return .failure(error)
+        } catch {
+            let wrapped = FeedError("upstream failed: \(error)")
+            lastError = wrapped
+            return .failure(wrapped)
+        }
+        lastError = nil
+        let next = Self.merge(before, with: items, maxItems: maxItems, at: now())
+        published.withLock { $0 = next }
+        return .success(ReloadOutcome(snapshot: next, reloadNumber: number))
+    }
+
+    /// The snapshot after a successful fetch: a new version only if the items changed, each
+    /// item keeping the version it first appeared in, trimmed to `maxItems` newest.
+    static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date) -> FeedSnapshot {
+        let sorted = Array(fetched.sorted(by: FeedItem.newestFirst).prefix(maxItems))
+        let changed = sorted != before.items
+        let version = changed ? before.version + 1 : before.version
+        var knownVersions: [Int: Int] = [:]
+        knownVersions.reserveCapacity(before.entries.count)
+        for entry in before.entries {
+            knownVersions[entry.item.id] = entry.addedIn
+        }
+        let entries = sorted.map { FeedSnapshot.Entry(item: $0, addedIn: knownVersions[$0.id] ?? version) }
+        return FeedSnapshot(version: version, updatedAt: date, entries: entries)
+    }
+}

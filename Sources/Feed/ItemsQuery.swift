@@ -1,0 +1,92 @@
+import Foundation
+import HTTPServer
+
+/// Validated query parameters of the items API: `limit`, `cursor`, `since`.
+struct ItemsQuery: Sendable {
+    /// A position in feed order (newest first): the last item of the previous page.
+    struct Cursor: Hashable, Sendable {
+        var millis: Int64
+        var id: Int
+
+        init(millis: Int64, id: Int) {
+            self.millis = millis
+            self.id = id
+        }
+
+        init(after item: FeedItem) {
+            self.init(millis: item.createdAtMillis, id: item.id)
+        }
+
+        /// `<epoch millis>.<id>`; opaque to clients, but readable when debugging.
+        var text: String { "\(millis).\(id)" }
+
+        init?(text: String) {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
+                let millis = Int64(parts[0]), let id = Int(parts[1]), millis >= 0, id > 0
+            else { return nil }
+            self.init(millis: millis, id: id)
+        }
+
+        /// Whether `item` comes after this position in newest-first order.
+        func precedes(_ item: FeedItem) -> Bool {
+            let other = Cursor(after: item)
+            return other.millis != millis ? other.millis < millis : other.id < id
+        }
+    }
+
+    static let defaultLimit = 50
+    static let maxLimit = 100
+
+    var limit = ItemsQuery.defaultLimit
+    var cursor: Cursor?
+    var since: Int?
+
+    init(_ request: Request) throws(HTTPError) {
+        if let raw = request.queryValue("limit") {
+            guard let value = Int(raw), (1...Self.maxLimit).contains(value) else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'limit' must be an integer from 1 to \(Self.maxLimit).", code: "invalid_limit")
+            }
+            limit = value
+        }
+        if let raw = request.queryValue("cursor") {
+            guard let value = Cursor(text: raw) else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'cursor' is not a cursor returned as 'nextCursor'.", code: "invalid_cursor")
+            }
+            cursor = value
+        }
+        if let raw = request.queryValue("since") {
+            guard let value = Int(raw), value >= 0 else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'since' must be a non-negative integer version.", code: "invalid_since")
+            }
+            since = value
+        }
+    }
+
+    /// `since` from a JSON body `{"since": n}`; an empty body means none.
+    static func since(fromBody body: [UInt8]) throws(HTTPError) -> Int? {
+        guard body.contains(where: { ![9, 10, 13, 32].contains($0) }) else { return nil }
+        struct Body: Decodable {
+            let since: Int?
+        }
+        let decoded: Body
+        do {
+            decoded = try JSONDecoder().decode(Body.self, from: Data(body))
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw HTTPError.badRequest("The request body is not valid JSON.", code: "invalid_json")
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw HTTPError.badRequest(
+                "The request body must be a JSON object such as {\"since\": 3}.", code: "invalid_json")
+        } catch {
+            throw HTTPError.badRequest("Field 'since' must be a non-negative integer version.", code: "invalid_since")
+        }
+        guard let since = decoded.since else { return nil }
+        guard since >= 0 else {
+            throw HTTPError.badRequest("Field 'since' must be a non-negative integer version.", code: "invalid_since")
+        }
+        return since
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPServer
+import Mustache
+
+/// Builds Mustache contexts from snapshots and renders the page, the fragment of new items and
+/// error pages, all from the templates in `Templates/`.
+public struct PageRenderer: Sendable {
+    /// The page layout the reader asked for.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// One item per row.
+        case list
+        /// Three columns.
+        case grid
+    }
+
+    private let library: MustacheLibrary
+    /// The UI strings.
+    public let localizer: Localizer
+
+    /// Template names the app needs; checked at startup so a missing file fails fast.
+    public static let requiredTemplates = ["page", "fragment", "error", "partials/item"]
+
+    /// Creates a renderer; throws if a required template is missing.
+    public init(library: MustacheLibrary, localizer: Localizer) throws(FeedError) {
+        for name in Self.requiredTemplates where library.template(named: name) == nil {
+            throw FeedError("template '\(name).mustache' is missing from the templates folder")
+        }
+        self.library = library
+        self.localizer = localizer
+    }
+
+    /// The full page for a snapshot.
+    public func page(
+        _ snapshot: FeedSnapshot, language: String, layout: Layout, explicitLanguage: Bool
+    ) throws -> [UInt8] {
+        var returnQuery: [String] = []
+        if explicitLanguage { returnQuery.append("lang=\(language)") }
+        if layout == .grid { returnQuery.append("layout=grid") }
+        let context: MustacheValue = .object([
+            "lang": .string(language),
+            "dir": .string(localizer.direction(for: language)),
+            "t": strings(language),
+            "version": .string(String(snapshot.version)),
+            "updatedAt": .string(Timestamp.iso(snapshot.updatedAt)),
+            "updatedAtDisplay": .string(Timestamp.display(snapshot.updatedAt)),
+            "grid": .bool(layout == .grid),
+            "langQuery": explicitLanguage ? .string("lang=\(language)") : .null,
+            "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
+            "items": .list(snapshot.items.map(Self.itemContext)),
+        ])
+        return Array(try library.render(context, template: "page").utf8)
+    }
+
+    /// The `<li>` elements for `items`, rendered by the same partial as the page.
+    public func fragment(_ items: [FeedItem], language: String) throws -> [UInt8] {
+        let context: MustacheValue = .object([
+            "t": strings(language),
+            "added": .list(items.map(Self.itemContext)),
+        ])
+        return Array(try library.render(context, template: "fragment").utf8)
+    }
+
+    /// A small HTML error page in the reader's language.
+    public func errorPage(status: Int, message: String, language: String) -> [UInt8] {
+        let context: MustacheValue = .object([
+            "lang": .string(language),
+            "dir": .string(localizer.direction(for: language)),
+            "t": strings(language),
+            "status": .string(String(status)),
+            "reason": .string(HTTPStatus.reasonPhrase(status)),
+            "message": .string(message),
+        ])
+        if let text = try? library.render(context, template: "error") {
+            return Array(text.utf8)
+        }
+        // Templates were validated at startup; this is a last resort that still escapes.
+        return Array("<!doctype html><title>\(status)</title><p>\(status)</p>".utf8)
+    }
+
+    private func strings(_ language: String) -> MustacheValue {
+        .object(localizer.strings(for: language).mapValues { .string($0) })
+    }
+
+    static func itemContext(_ item: FeedItem) -> MustacheValue {
+        .object([
+            "id": .string(String(item.id)),
+            "title": .string(item.title),
+            "body": .string(item.body),
+            "createdAt": .string(Timestamp.iso(item.createdAt)),
+            "createdAtDisplay": .string(Timestamp.display(item.createdAt)),
+        ])
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// Serves files from `Public/` under `/static/`: no listings, no way out of the folder, an ETag
+/// from the content, and an in-memory copy refreshed whenever the file's size or mtime change.
+public struct StaticFiles: Sendable {
+    private struct Entry {
+        var modified: timespec
+        var size: Int
+        var body: [UInt8]
+        var etag: String
+    }
+
+    private final class Cache: Sendable {
+        let entries = Mutex<[String: Entry]>([:])
+    }
+
+    /// The resolved, canonical folder.
+    public let root: String
+    /// Files larger than this are not served (Public/ holds small assets).
+    public let maxFileSize: Int
+    private let cache = Cache()
+
+    /// Resolves `directory`; throws if it does not exist or is not a folder.
+    public init(directory: String, maxFileSize: Int = 8 << 20) throws(FeedError) {
+        guard let resolved = realpath(directory, nil) else {
+            throw FeedError("public folder \(directory) does not exist or cannot be read")
+        }
+        defer { free(resolved) }
+        let path = String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+            access(path, R_OK | X_OK) == 0
+        else {
+            throw FeedError("public folder \(directory) is not a readable folder")
+        }
+        root = path
+        self.maxFileSize = maxFileSize
+    }
+
+    /// Answers `GET /static/<relative>`; `relative` is the decoded rest of the path.
+    public func respond(relative: String, request: Request) throws(HTTPError) -> Response {
+        let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
+        // Hidden files, empty segments and dot segments are never served; a decoded `..`
+        // (from %2e%2e) is caught here too because the path was decoded exactly once.
+        guard !relative.isEmpty,
+            segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("\\") })
+        else {
+            throw HTTPError.notFound("No such file.")
+        }
+        let path = root + "/" + relative
+        guard let entry = load(path) else { throw HTTPError.notFound("No such file.") }
+        var headers: HTTPHeaders = [
+            "Content-Type": Self.contentType(for: relative),
+            "ETag": entry.etag,
+            "Cache-Control": "public, max-age=300, must-revalidate",
+            "X-Content-Type-Options": "nosniff",
+        ]
+        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: entry.etag) {
+            headers.remove("Content-Type")
+            return Response(status: 304, headers: headers)
+        }
+        return Response(status: 200, headers: headers, body: entry.body)
+    }
+
+    private func load(_ path: String) -> Entry? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileSize else {
+            return nil
+        }
+        if let cached = cache.entries.withLock({ $0[path] }), cached.size == Int(info.st_size),
+            cached.modified.tv_sec == info.st_mtim.tv_sec, cached.modified.tv_nsec == info.st_mtim.tv_nsec
+        {
+            return cached
+        }
+        // Symlinks must not lead outside the folder.
+        guard let resolved = realpath(path, nil) else { return nil }
+        let real = String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+        free(resolved)
+        guard real.hasPrefix(root + "/") else { return nil }
+        guard let data = FileManager.default.contents(atPath: real), data.count <= maxFileSize else { return nil }
+        let body = [UInt8](data)
+        let entry = Entry(
+            modified: info.st_mtim, size: body.count, body: body, etag: "\"\(Self.fnv1a(body))-\(body.count)\"")
+        cache.entries.withLock { $0[path] = entry }
+        return entry
+    }
+
+    /// The MIME type for a file name, with charset for text.
+    public static func contentType(for name: String) -> String {
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "json", "map": return "application/json; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        case "svg": return "image/svg+xml; charset=utf-8"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "ico": return "image/x-icon"
+        case "woff2": return "font/woff2"
+        case "woff": return "font/woff"
+        case "webmanifest": return "application/manifest+json; charset=utf-8"
+        default: return "application/octet-stream"
+        }
+    }
+
+    private static func fnv1a(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

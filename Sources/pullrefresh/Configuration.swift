@@ -1,0 +1,140 @@
+import Foundation
+import HTTPServer
+
+/// Everything `pullrefresh` (serve mode) takes from flags and the environment.
+struct Configuration {
+    var server = ServerOptions()
+    var quiet = false
+    var reloadDelay: Duration = .seconds(1)
+    var seed: UInt64 = 42
+    var maxItems = 500
+    var dataFile: String?
+    var templates = "Templates"
+    var publicDirectory = "Public"
+    var showHelp = false
+
+    static let usage = """
+        Usage: pullrefresh [options]
+               pullrefresh render NAME [--templates DIR] [--data FILE|-]
+
+        Serves the PullRefresh page and JSON API.
+
+        Options:
+          --host HOST            Address to bind (default 127.0.0.1; 0.0.0.0 opens it to your network)
+          --port N               Port, 0 for any free port (default 8080, or $PORT)
+          --reload-delay D       Upstream delay per reload: seconds or 500ms/2s (default 1s, 0 allowed)
+          --seed N               Seed of the built-in generator (default 42)
+          --max-items N          Items kept, newest first (default 500)
+          --data FILE            Read items from a JSON file ({"items": [...]}) on every reload
+          --templates DIR        Mustache templates folder (default Templates)
+          --public DIR           Static files folder served at /static/ (default Public)
+          --threads N            Server worker threads (default: number of cores)
+          --max-body BYTES       Largest request body (default 1048576)
+          --max-pending N        Most requests awaiting a reload at once; beyond: 503 (default 1024)
+          --connection-limit N   Most open connections (default 1024)
+          --per-ip-limit N       Most open connections per client IP (default 256, 0 = none)
+          --timeout SECONDS      Idle connection timeout (default 15)
+          --grace SECONDS        Shutdown grace period for pending requests (default 10)
+          --quiet                No access log or info lines
+          -h, --help             Show this help
+        """
+
+    /// Parses arguments (without the program name) and `PORT` from the environment.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Configuration {
+        var config = Configuration()
+        if let port = environment["PORT"], !port.isEmpty {
+            config.server.port = try integer(port, flag: "PORT", range: 0...65535)
+        }
+        var index = 0
+        func value(for flag: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(flag) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            var flag = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            switch flag {
+            case "-h", "--help": config.showHelp = true
+            case "--quiet": config.quiet = true
+            case "--host":
+                let host = try value(for: flag, inline: inline)
+                guard !host.isEmpty else { throw UsageError("--host must not be empty") }
+                config.server.host = host
+            case "--port": config.server.port = try integer(value(for: flag, inline: inline), flag: flag, range: 0...65535)
+            case "--reload-delay": config.reloadDelay = try duration(value(for: flag, inline: inline), flag: flag)
+            case "--seed":
+                let text = try value(for: flag, inline: inline)
+                guard let seed = UInt64(text) else {
+                    throw UsageError("--seed must be a non-negative integer, got '\(text)'")
+                }
+                config.seed = seed
+            case "--max-items": config.maxItems = try integer(value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+            case "--data":
+                let path = try value(for: flag, inline: inline)
+                guard !path.isEmpty else { throw UsageError("--data must name a file") }
+                config.dataFile = path
+            case "--templates": config.templates = try value(for: flag, inline: inline)
+            case "--public": config.publicDirectory = try value(for: flag, inline: inline)
+            case "--threads": config.server.threads = try integer(value(for: flag, inline: inline), flag: flag, range: 1...256)
+            case "--max-body":
+                config.server.maxBodySize = try integer(value(for: flag, inline: inline), flag: flag, range: 0...(1 << 30))
+            case "--max-pending":
+                config.server.maxPendingRequests = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+            case "--connection-limit":
+                config.server.connectionLimit = try integer(value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+            case "--per-ip-limit":
+                config.server.perIPConnectionLimit = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 0...100_000)
+            case "--timeout":
+                config.server.connectionTimeout = try integer(value(for: flag, inline: inline), flag: flag, range: 0...3600)
+            case "--grace":
+                config.server.shutdownGracePeriod = .seconds(
+                    try integer(value(for: flag, inline: inline), flag: flag, range: 0...600))
+            default:
+                throw UsageError("unknown option '\(argument)'")
+            }
+            index += 1
+        }
+        return config
+    }
+
+    private static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
+    /// `1`, `0.5`, `500ms`, `2s`: a delay of at most ten minutes.
+    static func duration(_ text: String, flag: String) throws(UsageError) -> Duration {
+        var number = text
+        var scale = 1.0
+        if text.hasSuffix("ms") {
+            number = String(text.dropLast(2))
+            scale = 0.001
+        } else if text.hasSuffix("s") {
+            number = String(text.dropLast())
+        }
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 600 else {
+            throw UsageError("\(flag) must be a duration like 1, 0.5, 500ms or 2s (0 to 600 seconds), got '\(text)'")
+        }
+        return .milliseconds(Int64((value * scale * 1000).rounded()))
+    }
+}
+
+/// A bad command line: reported as one line, exit status 2.
+struct UsageError: Error {
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+}

@@ -1,0 +1,7 @@
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "render" {
+    exit(RenderCommand.run(Array(arguments.dropFirst())))
+}
+exit(await ServeCommand.run(arguments))
