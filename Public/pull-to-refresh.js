@@ -1,5 +1,5 @@
 // docs/gesture.md
-import{createCore}from'./ptr-core.js'
+import{createCore}from'./ptr-core.mjs'
 let D=document,X={pulling:'Pull',armed:'Release',refreshing:'Refreshing',done:'Updated',error:'Error',offline:'Offline',busy:'Busy'}
 export function attach(R,O={}){if(R.ptr)return R.ptr
 let d=R.dataset,A=new AbortController,F,Q,K=0,c={},
