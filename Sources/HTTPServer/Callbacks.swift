@@ -39,11 +39,17 @@ func mhdAccessHandler(
     let size = uploadDataSize.pointee
     if size > 0 {
         uploadDataSize.pointee = 0
-        guard !context.tooLarge, !context.answered, let uploadData else { return .YES }
+        guard !context.answered, let uploadData else { return .YES }
+        if context.tooLarge {
+            // libmicrohttpd cannot queue a response mid-body (e.g. chunked uploads), so the
+            // excess is discarded and the 413 goes out at the end; past a bound, just close.
+            context.discarded += size
+            return context.discarded > max(4 * core.options.maxBodySize, 4 << 20) ? .NO : .YES
+        }
         if context.body.count + size > core.options.maxBodySize {
             context.tooLarge = true
+            context.discarded = context.body.count + size
             context.body = []
-            rejectTooLarge(context, connection: connection, core: core)
             return .YES
         }
         uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -52,6 +58,10 @@ func mhdAccessHandler(
         return .YES
     }
     if context.answered { return .YES }
+    if context.tooLarge {
+        rejectTooLarge(context, connection: connection, core: core)
+        return .YES
+    }
 
     var request: Request
     do {
@@ -95,8 +105,9 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
 }
 
 /// Hands a response to libmicrohttpd (which copies the bytes) and writes the access line.
-private func queue(_ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore) {
-    context.answered = true
+private func queue(
+    _ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
+) {
     let mhdResponse = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -111,8 +122,10 @@ private func queue(_ response: Response, for context: RequestContext, on connect
     if core.closing.load(ordering: .acquiring) {
         _ = MHD_add_response_header(mhdResponse, "Connection", "close")
     }
-    _ = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    let queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
+    guard queued == .YES else { return }
+    context.answered = true
     if core.logger.accessLog {
         let seconds = Double(MonotonicClock.nanos() &- context.startNanos) / 1e9
         core.logger.access(

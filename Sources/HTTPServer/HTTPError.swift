@@ -59,7 +59,9 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
     }
 
     /// `503 Service Unavailable` with `Retry-After`.
-    public static func unavailable(retryAfter seconds: Int, message: String = "Server busy, try again shortly.")
+    public static func unavailable(
+        retryAfter seconds: Int, message: String = "Server busy, try again shortly."
+    )
         -> HTTPError
     {
         HTTPError(503, code: "unavailable", message: message, headers: ["Retry-After": String(seconds)])

@@ -20,7 +20,9 @@ struct ListenSocket {
         let family = first.pointee.ai_family
         let display = family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ServerError.cannotListen(address: display, reason: ListenSocket.lastError()) }
+        guard fd >= 0 else {
+            throw ServerError.cannotListen(address: display, reason: ListenSocket.lastError())
+        }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0,
@@ -53,7 +55,9 @@ enum SocketAddress {
     static func port(of address: UnsafePointer<sockaddr>) -> Int? {
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                Int(UInt16(bigEndian: $0.pointee.sin_port))
+            }
         case AF_INET6:
             address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                 Int(UInt16(bigEndian: $0.pointee.sin6_port))

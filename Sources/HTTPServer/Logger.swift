@@ -64,7 +64,8 @@ public struct Logger: Sendable {
         line.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Foundation.write(
+                    descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written <= 0 {
                     if written < 0 && errno == EINTR { continue }
                     return

@@ -101,7 +101,8 @@ public struct Request: Sendable {
         } catch let error as HTTPError {
             throw error
         } catch {
-            throw HTTPError.badRequest(Request.explain(error, in: "a query parameter name"), code: "bad_query")
+            throw HTTPError.badRequest(
+                Request.explain(error, in: "a query parameter name"), code: "bad_query")
         }
     }
 

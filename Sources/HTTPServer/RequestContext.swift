@@ -23,6 +23,7 @@ final class RequestContext: @unchecked Sendable {
     let startNanos: UInt64
     var body: [UInt8] = []
     var tooLarge = false
+    var discarded = 0
     var answered = false
     var method = ""
     var path = ""

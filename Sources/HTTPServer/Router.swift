@@ -48,7 +48,9 @@ public struct Router: Sendable {
     }
 
     /// Registers an asynchronous `POST` handler.
-    public mutating func post(_ path: String, _ handler: @escaping @Sendable (Request) async throws -> Response) {
+    public mutating func post(
+        _ path: String, _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
         on("POST", path, .async(handler))
     }
 

@@ -21,16 +21,19 @@ public final class Server: Sendable {
         throws(ServerError)
     {
         try options.validate()
-        let socket = try ListenSocket.open(host: options.host, port: options.port, backlog: options.listenBacklog)
+        let socket = try ListenSocket.open(
+            host: options.host, port: options.port, backlog: options.listenBacklog)
         let core = ServerCore(router: router, logger: logger, options: options)
         let corePointer = Unmanaged.passUnretained(core).toOpaque()
 
         var items: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
-            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.perIPConnectionLimit, ptr_value: nil),
+            MHD_OptionItem(
+                option: .PER_IP_CONNECTION_LIMIT, value: options.perIPConnectionLimit, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeout, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(
+                option: .CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED,
                 value: unsafeBitCast(mhdRequestCompleted as MHD_RequestCompletedCallback, to: Int.self),
@@ -46,7 +49,8 @@ public final class Server: Sendable {
         items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
         let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ITC.rawValue
         let started = items.withUnsafeMutableBufferPointer {
             prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)
@@ -78,7 +82,8 @@ public final class Server: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.pendingCount > 0 {
-            core.logger.warning("grace period over: answering \(core.pendingCount) pending request(s) with 503")
+            core.logger.warning(
+                "grace period over: answering \(core.pendingCount) pending request(s) with 503")
             let error = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Server is shutting down.")
             var response = core.router.response(for: error, request: Request(method: "POST", path: "/api/"))

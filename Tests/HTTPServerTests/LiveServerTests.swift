@@ -9,6 +9,15 @@ import Testing
 
 @Suite("A real Server on a real port")
 struct LiveServerTests {
+    /// A session that opens as many connections as a test asks for (the shared one stops at 6
+    /// per host, which would serialise the concurrency tests).
+    static func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 200
+        configuration.timeoutIntervalForRequest = 60
+        return URLSession(configuration: configuration)
+    }
+
     static func start(
         gate: Gate = Gate(), configure: (inout ServerOptions) -> Void = { _ in }
     ) throws -> Server {
@@ -21,7 +30,9 @@ struct LiveServerTests {
             return .text("released")
         }
         router.get("/query") { request in
-            .text(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&") + " path=\(request.path)")
+            .text(
+                request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+                    + " path=\(request.path)")
         }
         var options = ServerOptions()
         options.port = 0
@@ -46,7 +57,7 @@ struct LiveServerTests {
         do {
             _ = try Self.start { $0.port = server.port }
         } catch {
-            #expect(error.description.contains("Address already in use"))
+            #expect(String(describing: error).contains("Address already in use"))
         }
         await server.shutdown()
     }
@@ -86,10 +97,11 @@ struct LiveServerTests {
     @Test func hundredConcurrentGetsAreAllAnswered() async throws {
         let server = try Self.start()
         let url = URL(string: "http://127.0.0.1:\(server.port)/")!
+        let session = Self.session()
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
                 group.addTask {
-                    let (data, response) = try await URLSession.shared.data(from: url)
+                    let (data, response) = try await session.data(from: url)
                     #expect(String(decoding: data, as: UTF8.self) == "hello")
                     return (response as? HTTPURLResponse)?.statusCode ?? 0
                 }
@@ -103,11 +115,12 @@ struct LiveServerTests {
 
     @Test func bodyWithinTheLimitIsCollectedAcrossCalls() async throws {
         let server = try Self.start()
+        let session = Self.session()
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/echo")!)
         request.httpMethod = "POST"
         let payload = Data((0..<1000).map { UInt8($0 % 251) })
         request.httpBody = payload
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(data == payload)
         await server.shutdown()
@@ -192,6 +205,7 @@ struct LiveServerTests {
         let gate = Gate()
         let server = try Self.start(gate: gate)
         let base = "http://127.0.0.1:\(server.port)"
+        let session = Self.session()
         var waitRequest = URLRequest(url: URL(string: base + "/wait")!)
         waitRequest.httpMethod = "POST"
         waitRequest.timeoutInterval = 60
@@ -199,14 +213,14 @@ struct LiveServerTests {
         try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<50 {
                 group.addTask {
-                    let (data, _) = try await URLSession.shared.data(for: request)
+                    let (data, _) = try await session.data(for: request)
                     return String(decoding: data, as: UTF8.self)
                 }
             }
             #expect(await gate.waitForWaiters(50))
             #expect(server.pendingRequests == 50)
             // All 50 are parked; a GET must still be answered.
-            let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/")!)
+            let (data, _) = try await session.data(from: URL(string: base + "/")!)
             #expect(String(decoding: data, as: UTF8.self) == "hello")
             #expect(server.pendingRequests == 50)
             await gate.open()

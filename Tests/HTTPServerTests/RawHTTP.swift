@@ -36,7 +36,9 @@ final class RawConnection: @unchecked Sendable {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, 0) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Foundation.send(descriptor, $0.baseAddress, $0.count, 0)
+            }
             guard sent > 0 else { throw RawError.io("send") }
             offset += sent
         }
@@ -103,7 +105,9 @@ struct RawResponse: Sendable {
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawError.malformed }
         let headers = lines.compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return (
+                String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            )
         }
         let length =
             head || status == 304 || status == 204

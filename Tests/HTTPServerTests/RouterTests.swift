@@ -76,7 +76,8 @@ struct RouterTests {
 
     @Test func errorRendererShapesErrors() async {
         var router = Router(errorRenderer: { error, _ in
-            Response(status: error.status, contentType: "application/json", text: "{\"code\":\"\(error.code)\"}")
+            Response(
+                status: error.status, contentType: "application/json", text: "{\"code\":\"\(error.code)\"}")
         })
         router.get("/x") { _ in .text("x") }
         let response = await router.respond(to: Request(method: "GET", path: "/y"))

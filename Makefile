@@ -1,0 +1,56 @@
+# PullRefresh — the two commands a newcomer needs are `make run` and `make test`.
+# Both install what is missing (Debian packages, PyPI packages) before building.
+
+SHELL := /bin/bash
+SWIFT ?= swift
+PORT ?= 8080
+ARGS ?=
+PYTHON ?= python3
+APT_UPDATED := /tmp/.pullrefresh-apt-updated
+
+.PHONY: run test deps browser-deps build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
+
+## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
+deps:
+	@if ! pkg-config --exists libmicrohttpd 2>/dev/null; then \
+	  echo "Installing libmicrohttpd-dev (apt-get)…"; \
+	  apt-get update -qq && touch $(APT_UPDATED); \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libmicrohttpd-dev pkg-config; \
+	fi
+
+## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
+browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi liberation; then \
+	  echo "Installing chromium and fonts (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; \
+	fi
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
+
+build: deps
+	$(SWIFT) build -c release
+
+build-debug: deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+
+## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0").
+run: build
+	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
+
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
+
+swift-test: build-debug
+	$(SWIFT) test --skip-build
+
+js-test:
+	node --test Tests/js/
+
+browser-test: build-debug browser-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/browser
+
+## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, browser tests.
+test: deps lint swift-test js-test browser-test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,278 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@testable import Feed
+
+@Suite("Every route through the router, without sockets")
+struct RouteTests {
+    let app: FeedApp
+    let router: Router
+    let root: URL
+
+    init() throws {
+        (app, root) = try Fixtures.app()
+        router = app.router()
+    }
+
+    func get(_ target: String, headers: HTTPHeaders = [:]) async throws -> Response {
+        await router.respond(to: try Request(method: "GET", target: target, headers: headers))
+    }
+
+    func post(_ target: String, body: String = "", headers: HTTPHeaders = [:]) async throws -> Response {
+        await router.respond(
+            to: try Request(method: "POST", target: target, headers: headers, body: Array(body.utf8)))
+    }
+
+    @Test func pageHasTheContractMarkupAndSecurityHeaders() async throws {
+        let response = try await get("/")
+        let html = Fixtures.text(response)
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(html.contains("data-ptr-list"))
+        #expect(html.components(separatedBy: "data-item-id=").count - 1 == 5)
+        #expect(html.contains("<form class=\"feed-refresh\" method=\"post\" action=\"/refresh\">"))
+        #expect(html.contains("name=\"viewport\""))
+        #expect(html.contains("/static/pull-to-refresh.js"))
+        #expect(html.contains("data-ptr-updated datetime="))
+        #expect(!html.contains("<script>"))
+        #expect(!html.contains("style=\""))
+        let csp = try #require(response.headers["Content-Security-Policy"])
+        #expect(csp.contains("script-src 'self'"))
+        #expect(csp.contains("style-src 'self'"))
+        #expect(!csp.contains("unsafe-inline"))
+        #expect(csp.contains("frame-ancestors 'none'"))
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers["Referrer-Policy"] != nil)
+    }
+
+    @Test(
+        arguments: [
+            ("/?lang=tr", [:], "lang=\"tr\"", "Yenile"),
+            ("/?lang=ko", [:], "lang=\"ko\"", "새로고침"),
+            ("/?lang=JA", [:], "lang=\"ja\"", "更新"),
+            ("/", ["Accept-Language": "ko-KR,ko;q=0.9,en;q=0.5"], "lang=\"ko\"", "새로고침"),
+            ("/", ["Accept-Language": "fr-FR, tr;q=0.8, en;q=0.5"], "lang=\"tr\"", "Yenile"),
+            ("/", ["Accept-Language": "de"], "lang=\"en\"", "Refresh"),
+        ] as [(String, HTTPHeaders, String, String)])
+    func chosesTheLanguage(target: String, headers: HTTPHeaders, lang: String, refresh: String) async throws {
+        let html = Fixtures.text(try await get(target, headers: headers))
+        #expect(html.contains(lang))
+        #expect(html.contains(">\(refresh)</button>"))
+    }
+
+    @Test func explicitLanguageIsKeptByTheForm() async throws {
+        let html = Fixtures.text(try await get("/?lang=tr&layout=grid"))
+        #expect(html.contains("action=\"/refresh?lang=tr&amp;layout=grid\""))
+        #expect(html.contains("feed-list--grid"))
+    }
+
+    @Test func badLanguageOrLayoutIs400Html() async throws {
+        for target in ["/?lang=xx", "/?layout=table"] {
+            let response = try await get(target)
+            #expect(response.status == 400)
+            #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+            #expect(response.headers["Content-Security-Policy"] != nil)
+        }
+    }
+
+    @Test func pageEtagGives304() async throws {
+        let first = try await get("/")
+        let etag = try #require(first.headers["ETag"])
+        let again = try await get("/", headers: ["If-None-Match": etag])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        _ = try await post("/api/refresh")
+        let changed = try await get("/", headers: ["If-None-Match": etag])
+        #expect(changed.status == 200)
+    }
+
+    @Test func itemsApiShapeAndPaging() async throws {
+        let response = try await get("/api/items?limit=2")
+        #expect(response.status == 200)
+        #expect(response.headers["Cache-Control"] == "no-cache")
+        let json = try Fixtures.json(response)
+        #expect(json["version"] as? Int == 1)
+        #expect(json["updatedAt"] is String)
+        let items = try #require(json["items"] as? [[String: Any]])
+        #expect(items.map { $0["id"] as? Int } == [5, 4])
+        let cursor = try #require(json["nextCursor"] as? String)
+        let next = try Fixtures.json(try await get("/api/items?limit=2&cursor=\(cursor)"))
+        #expect((next["items"] as? [[String: Any]])?.map { $0["id"] as? Int } == [3, 2])
+        let last = try Fixtures.json(
+            try await get("/api/items?limit=2&cursor=\(next["nextCursor"] as! String)"))
+        #expect((last["items"] as? [[String: Any]])?.map { $0["id"] as? Int } == [1])
+        #expect(last["nextCursor"] is NSNull)
+    }
+
+    @Test(arguments: [
+        ("/api/items?limit=abc", "limit"), ("/api/items?limit=0", "limit"), ("/api/items?limit=101", "limit"),
+        ("/api/items?since=-1", "since"), ("/api/items?since=x", "since"), ("/api/items?cursor=zz", "cursor"),
+        ("/api/items?cursor=1.0", "cursor"),
+    ])
+    func badQueryValuesAre400NamingTheParameter(target: String, parameter: String) async throws {
+        let response = try await get(target)
+        #expect(response.status == 400)
+        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
+        let error = try #require(try Fixtures.json(response)["error"] as? [String: String])
+        #expect(error["message"]?.contains("'\(parameter)'") == true)
+        #expect(error["code"]?.isEmpty == false)
+    }
+
+    @Test func itemsEtagAnd304() async throws {
+        let first = try await get("/api/items")
+        let etag = try #require(first.headers["ETag"])
+        #expect(try await get("/api/items", headers: ["If-None-Match": etag]).status == 304)
+        #expect(try await get("/api/items", headers: ["If-None-Match": "W/\(etag)"]).status == 304)
+        #expect(try await get("/api/items", headers: ["If-None-Match": "\"other\", \(etag)"]).status == 304)
+        #expect(try await get("/api/items", headers: ["If-None-Match": "\"other\""]).status == 200)
+    }
+
+    @Test func refreshReturnsAddedSinceFromQueryOrBody() async throws {
+        let viaQuery = try Fixtures.json(try await post("/api/refresh?since=1"))
+        #expect(viaQuery["version"] as? Int == 2)
+        let added = try #require(viaQuery["added"] as? [[String: Any]])
+        #expect(!added.isEmpty)
+        #expect(added.allSatisfy { ($0["version"] as? Int) == 2 })
+        let viaBody = try Fixtures.json(
+            try await post(
+                "/api/refresh", body: "{\"since\": 1}", headers: ["Content-Type": "application/json"]))
+        #expect(viaBody["version"] as? Int == 3)
+        #expect((viaBody["added"] as? [Any])?.count ?? 0 > added.count)
+        let noSince = try Fixtures.json(try await post("/api/refresh"))
+        #expect((noSince["added"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test(arguments: [
+        "not json", "{\"since\":\"x\"}", "{\"since\":-1}", "{\"since\":1.5}", "[1]", "{\"since\":true}",
+    ])
+    func badRefreshBodiesAre400(body: String) async throws {
+        let response = try await post("/api/refresh", body: body)
+        #expect(response.status == 400)
+        let error = try #require(try Fixtures.json(response)["error"] as? [String: String])
+        #expect(error["message"]?.isEmpty == false)
+    }
+
+    @Test func refreshAsHtmlFragment() async throws {
+        let response = try await post("/api/refresh?since=1", headers: ["Accept": "text/html"])
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.headers["X-Feed-Version"] == "2")
+        let added = try #require(Int(response.headers["X-Feed-Added"] ?? ""))
+        let html = Fixtures.text(response)
+        #expect(html.components(separatedBy: "<li class=\"item\" data-item-id=").count - 1 == added)
+        #expect(!html.contains("<html"))
+        let none = try await post("/api/refresh?since=999", headers: ["Accept": "text/html"])
+        #expect(none.status == 200)
+    }
+
+    @Test func failedReloadIs502AndKeepsData() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("feed.json")
+        try Fixtures.writeData([Fixtures.item(1)], to: file)
+        let source = FileSource(path: file.path)
+        let (app, _) = try Fixtures.app(source: source, initial: try source.load())
+        let router = app.router()
+        try "{ broken".write(to: file, atomically: true, encoding: .utf8)
+        let response = await router.respond(to: Request(method: "POST", path: "/api/refresh"))
+        #expect(response.status == 502)
+        let error = try #require(try Fixtures.json(response)["error"] as? [String: String])
+        #expect(error["code"] == "reload_failed")
+        #expect(error["message"]?.contains("not valid JSON") == true)
+        let items = try Fixtures.json(await router.respond(to: Request(method: "GET", path: "/api/items")))
+        #expect((items["items"] as? [[String: Any]])?.map { $0["id"] as? Int } == [1])
+        let page = await router.respond(to: Request(method: "POST", path: "/refresh"))
+        #expect(page.status == 502)
+        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+    }
+
+    @Test func formRefreshRedirects303() async throws {
+        let response = try await post("/refresh")
+        #expect(response.status == 303)
+        #expect(response.headers["Location"] == "/")
+        let withLang = try await post("/refresh?lang=ko&layout=grid")
+        #expect(withLang.headers["Location"] == "/?lang=ko&layout=grid")
+        #expect(app.store.current.version == 3)
+    }
+
+    @Test func healthAndOpenAPI() async throws {
+        let health = try Fixtures.json(try await get("/healthz"))
+        #expect(health["status"] as? String == "ok")
+        #expect(health["version"] as? Int == 1)
+        let spec = try Fixtures.json(try await get("/api/openapi.json"))
+        #expect(spec["openapi"] as? String == "3.1.0")
+        let paths = try #require(spec["paths"] as? [String: Any])
+        #expect(Set(paths.keys) == ["/api/items", "/api/refresh", "/healthz"])
+    }
+
+    @Test func apiErrorsUseTheEnvelopeAndHtmlElsewhere() async throws {
+        let missing = try await get("/api/nope")
+        #expect(missing.status == 404)
+        #expect(try Fixtures.json(missing)["error"] != nil)
+        let wrong = try await get("/api/refresh")
+        #expect(wrong.status == 405)
+        #expect(wrong.headers["Allow"] == "POST")
+        #expect((try Fixtures.json(wrong)["error"] as? [String: String])?["code"] == "method_not_allowed")
+        let page404 = try await get("/nope")
+        #expect(page404.status == 404)
+        #expect(Fixtures.text(page404).contains("<!doctype html>"))
+        #expect(page404.headers["Content-Security-Policy"] != nil)
+    }
+
+    @Test func staticFilesHaveTypesEtagsAnd304() async throws {
+        let script = try await get("/static/pull-to-refresh.js")
+        #expect(script.status == 200)
+        #expect(script.headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(script.headers["Cache-Control"]?.contains("max-age") == true)
+        let etag = try #require(script.headers["ETag"])
+        #expect(try await get("/static/pull-to-refresh.js", headers: ["If-None-Match": etag]).status == 304)
+        #expect(try await get("/static/app.css").headers["Content-Type"] == "text/css; charset=utf-8")
+        #expect(
+            try await get("/static/img/logo.svg").headers["Content-Type"] == "image/svg+xml; charset=utf-8")
+    }
+
+    @Test(arguments: [
+        "/static/", "/static/img", "/static/img/", "/static/../secret.txt", "/static/%2e%2e/secret.txt",
+        "/static/img/%2E%2E/%2e%2e/secret.txt", "/static/..%2fsecret.txt", "/static/.env", "/static/%2eenv",
+        "/static/escape.txt", "/static/img//logo.svg", "/static/./app.css", "/static/%252e%252e/secret.txt",
+        "/static/..%5csecret.txt", "/static/nope.js",
+    ])
+    func noWayOutOfPublic(target: String) async throws {
+        let response = try await get(target)
+        #expect(response.status == 404, "\(target)")
+        #expect(!Fixtures.text(response).contains("TOP SECRET"))
+    }
+
+    @Test func staticRejectsNulAndBadEscapesAs400() async throws {
+        #expect(throws: HTTPError.self) { try Request(method: "GET", target: "/static/app.css%00.js") }
+    }
+}
+
+@Suite("Hostile item text")
+struct HostileTextTests {
+    static let nasty = [
+        "<script>alert(1)</script>", "\"quoted\" & 'single'", "{{title}} {{{body}}}", "emoji 🎉👩‍👩‍👧",
+        "RTL \u{202E}txet\u{202C} שלום مرحبا",
+    ]
+
+    @Test func everythingIsEscapedInHtmlAndExactInJson() async throws {
+        let items = Self.nasty.enumerated().map { index, text in
+            Fixtures.item(index + 1, title: text, body: "body " + text)
+        }
+        let (app, _) = try Fixtures.app(initial: items)
+        let router = app.router()
+        let html = Fixtures.text(await router.respond(to: Request(method: "GET", path: "/")))
+        #expect(!html.contains("<script>alert"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("&quot;quoted&quot; &amp; &#39;single&#39;"))
+        #expect(html.contains("{{title}} {{{body}}}"))
+        #expect(html.contains("emoji 🎉👩‍👩‍👧"))
+        #expect(html.contains("שלום مرحبا"))
+        let json = try Fixtures.json(await router.respond(to: Request(method: "GET", path: "/api/items")))
+        let titles = (json["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+        #expect(Set(titles) == Set(Self.nasty))
+        let raw = Fixtures.text(await router.respond(to: Request(method: "GET", path: "/api/items")))
+        #expect(!raw.contains("<script>"))
+    }
+}
