@@ -50,8 +50,7 @@ struct Dedenter {
     }
 
     /// Strips the prefix at every line start inside the text.
-    private func strip(_ text: String, startsLine: Bool) -> String {
-        let bytes = Array(text.utf8)
+    private func strip(_ bytes: [UInt8], startsLine: Bool) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         var index = 0
@@ -71,6 +70,6 @@ struct Dedenter {
             index += 1
             atLineStart = byte == UInt8(ascii: "\n")
         }
-        return String(decoding: result, as: UTF8.self)
+        return result
     }
 }

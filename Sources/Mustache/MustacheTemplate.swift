@@ -39,17 +39,28 @@ public struct MustacheTemplate: Sendable {
     /// string, as the Mustache spec requires; use ``MustacheLibrary`` to have
     /// such mistakes reported when templates are loaded.
     public func render(_ context: MustacheValue, partials: [String: MustacheTemplate] = [:]) -> String {
-        var output = ""
+        var output: [UInt8] = []
         render(context, partials: partials, into: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    /// Renders the template, appending to `buffer`.
+    /// Renders the template, appending the output to `buffer`.
     ///
-    /// Reusing one buffer (`buffer.removeAll(keepingCapacity: true)` between
-    /// renders) avoids growing a new string for every page.
+    /// Convenient when the result is needed as a `String`; the `[UInt8]`
+    /// variant avoids the final conversion.
     public func render(
         _ context: MustacheValue, partials: [String: MustacheTemplate] = [:], into buffer: inout String
+    ) {
+        buffer.append(render(context, partials: partials))
+    }
+
+    /// Renders the template, appending UTF-8 bytes to `buffer`.
+    ///
+    /// This is the fastest form: the renderer writes straight into `buffer`.
+    /// Reuse one buffer across renders (`buffer.removeAll(keepingCapacity: true)`)
+    /// to avoid regrowing it for every page.
+    public func render(
+        _ context: MustacheValue, partials: [String: MustacheTemplate] = [:], into buffer: inout [UInt8]
     ) {
         var renderer = Renderer(context: context, partials: partials)
         renderer.render(nodes, indentation: "", into: &buffer)

@@ -3,9 +3,10 @@
 /// Trees are immutable after parsing, so any number of threads can render
 /// the same template without locks.
 enum Node: Sendable {
-    /// Literal text. `startsLine` tells the indenting renderer that the text
-    /// begins a source line (so a partial's indentation goes in front of it).
-    case text(String, startsLine: Bool)
+    /// Literal UTF-8 text, kept as bytes so rendering is a plain copy.
+    /// `startsLine` tells the indenting renderer that the text begins a
+    /// source line (so a partial's indentation goes in front of it).
+    case text([UInt8], startsLine: Bool)
     /// A tag that is not standalone begins a source line; only matters while
     /// rendering an indented partial, where the indentation goes here.
     case lineStart

@@ -1,4 +1,4 @@
-/// Walks a node tree against a context stack, appending to one output buffer.
+/// Walks a node tree against a context stack, appending UTF-8 to one output buffer.
 ///
 /// A renderer lives for one render call; the templates it reads are shared
 /// and immutable, which is what makes concurrent rendering lock-free.
@@ -21,17 +21,17 @@ struct Renderer {
         self.partials = partials
     }
 
-    mutating func render(_ nodes: [Node], indentation: String, into output: inout String) {
+    mutating func render(_ nodes: [Node], indentation: String, into output: inout [UInt8]) {
         for node in nodes {
             switch node {
             case .text(let text, let startsLine):
                 if indentation.isEmpty {
-                    output.append(text)
+                    output.append(contentsOf: text)
                 } else {
                     Self.appendIndented(text, startsLine: startsLine, indentation: indentation, to: &output)
                 }
             case .lineStart:
-                output.append(indentation)
+                output.append(contentsOf: indentation.utf8)
             case .variable(let path, let escaped):
                 guard let value = lookup(path) else { continue }
                 switch value {
@@ -39,13 +39,13 @@ struct Renderer {
                     if escaped {
                         HTMLEscaper.append(text, to: &output)
                     } else {
-                        output.append(text)
+                        output.append(contentsOf: text.utf8)
                     }
                 case .number(let number):
                     // Number text is digits, signs, `.` and `e`: nothing to escape.
-                    output.append(number.text)
+                    output.append(contentsOf: number.text.utf8)
                 case .bool(let flag):
-                    output.append(flag ? "true" : "false")
+                    output.append(contentsOf: (flag ? "true" : "false").utf8)
                 case .list, .object, .null:
                     break
                 }
@@ -134,21 +134,17 @@ struct Renderer {
 
     /// Appends text, putting `indentation` at the start of every non-empty source line.
     private static func appendIndented(
-        _ text: String, startsLine: Bool, indentation: String, to output: inout String
+        _ text: [UInt8], startsLine: Bool, indentation: String, to output: inout [UInt8]
     ) {
-        let utf8 = text.utf8
         var atLineStart = startsLine
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            let byte = utf8[index]
+        var runStart = 0
+        for (index, byte) in text.enumerated() {
             if atLineStart, byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") {
                 output.append(contentsOf: text[runStart..<index])
-                output.append(indentation)
+                output.append(contentsOf: indentation.utf8)
                 runStart = index
             }
             atLineStart = byte == UInt8(ascii: "\n")
-            utf8.formIndex(after: &index)
         }
         output.append(contentsOf: text[runStart...])
     }

@@ -301,7 +301,7 @@ struct TemplateParser {
         for (index, token) in tokens.enumerated() {
             if token.kind == .text {
                 guard token.start < token.end else { continue }
-                let text = String(decoding: bytes[token.start..<token.end], as: UTF8.self)
+                let text = Array(bytes[token.start..<token.end])
                 let startsLine = isLineStart(token.start)
                 // Merging keeps the common render path to one append per run of text.
                 if case .text(let previous, let previousStartsLine) = frames[frames.count - 1].nodes.last {
