@@ -1,0 +1,101 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@testable import Feed
+
+@Suite("The feed on a real port")
+struct LiveFeedTests {
+    static func start(_ app: FeedApp) throws -> Server {
+        var options = ServerOptions()
+        options.port = 0
+        options.threads = 2
+        return try Server(router: app.router(), options: options, logger: Logger(quiet: true))
+    }
+
+    static func exchange(_ port: Int, _ requests: [String]) async throws -> [RawResponse] {
+        try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            var responses: [RawResponse] = []
+            for request in requests {
+                try connection.send(request)
+                responses.append(try connection.readResponse(head: request.hasPrefix("HEAD")))
+            }
+            return responses
+        }
+    }
+
+    @Test func etagRevalidationOverTheWire() async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try Self.start(app)
+        let first = try await Self.exchange(server.port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let etag = try #require(first.header("ETag"))
+        let responses = try await Self.exchange(
+            server.port,
+            [
+                "GET /api/items HTTP/1.1\r\nHost: x\r\nIf-None-Match: \(etag)\r\n\r\n",
+                "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                "GET /api/items HTTP/1.1\r\nHost: x\r\nIf-None-Match: \(etag)\r\n\r\n",
+            ])
+        #expect(responses.map(\.status) == [304, 200, 200])
+        #expect(responses[0].body.isEmpty)
+        #expect(responses[2].header("ETag") != etag)
+        await server.shutdown()
+    }
+
+    @Test func fragmentAndNoJsRefreshOverTheWire() async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try Self.start(app)
+        let responses = try await Self.exchange(
+            server.port,
+            [
+                "POST /api/refresh?since=1 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nContent-Length: 0\r\n\r\n",
+                "POST /refresh HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: 0\r\n\r\n",
+                "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+            ])
+        #expect(responses[0].status == 200)
+        #expect(responses[0].text.contains("data-item-id="))
+        #expect(responses[0].header("X-Feed-Version") == "2")
+        #expect(responses[1].status == 303)
+        #expect(responses[1].header("Location") == "/")
+        #expect(responses[2].text.contains("data-ptr-version=\"3\""))
+        await server.shutdown()
+    }
+
+    @Test(arguments: [
+        "/static/../secret.txt", "/static/%2e%2e/secret.txt", "/static/..%2Fsecret.txt",
+        "/static/%2E%2E%2Fsecret.txt",
+        "/static/img/../../secret.txt", "/static/escape.txt", "/static/.env", "/static//etc/passwd",
+        "/static/%252e%252e/secret.txt", "/../secret.txt", "/%2e%2e/secret.txt", "/static/..\\secret.txt",
+    ])
+    func traversalNeverLeavesPublic(target: String) async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try Self.start(app)
+        let response = try await Self.exchange(server.port, ["GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        #expect([400, 404].contains(response.status), "\(target) → \(response.status)")
+        #expect(!response.text.contains("TOP SECRET"))
+        #expect(!response.text.contains("root:"))
+        await server.shutdown()
+    }
+
+    @Test func errorEnvelopeOverTheWire() async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try Self.start(app)
+        let responses = try await Self.exchange(
+            server.port,
+            [
+                "GET /api/items?limit=0 HTTP/1.1\r\nHost: x\r\n\r\n",
+                "DELETE /api/items HTTP/1.1\r\nHost: x\r\n\r\n",
+                "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\nnot json",
+            ])
+        #expect(responses.map(\.status) == [400, 405, 400])
+        for response in responses {
+            let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            let error = try #require(json?["error"] as? [String: String])
+            #expect(error["code"] != nil && error["message"] != nil)
+        }
+        #expect(responses[1].header("Allow") == "GET, HEAD")
+        await server.shutdown()
+    }
+}

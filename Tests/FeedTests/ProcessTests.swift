@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+
+/// The `pullrefresh` executable as a user runs it: flags, errors, signals, `render`.
+@Suite("The pullrefresh command", .serialized)
+struct ProcessTests {
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["PULLREFRESH_BIN"] { return path }
+        let sibling = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("pullrefresh")
+        if FileManager.default.isExecutableFile(atPath: sibling.path) { return sibling.path }
+        return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/pullrefresh").path
+    }
+
+    struct Finished {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs to completion (bounded) with optional stdin.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:])
+        async throws
+        -> Finished
+    {
+        try await RawConnection.offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.currentDirectoryURL = Fixtures.repositoryRoot
+            var env = ProcessInfo.processInfo.environment
+            env.removeValue(forKey: "PORT")
+            env.merge(environment) { $1 }
+            process.environment = env
+            let out = Pipe()
+            let err = Pipe()
+            let input = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = input
+            try process.run()
+            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try input.fileHandleForWriting.close()
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return Finished(
+                status: process.terminationStatus,
+                stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+    }
+
+    /// A running server and the port it printed.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let output = Pipe()
+        var port = 0
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: ProcessTests.binary)
+            process.arguments = ["--port", "0"] + arguments
+            process.currentDirectoryURL = Fixtures.repositoryRoot
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var line = Data()
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data("\n".utf8) { break }
+                line.append(byte)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard text.hasPrefix("pullrefresh listening on http://127.0.0.1:"),
+                let port = Int(text.split(separator: ":").last ?? "")
+            else {
+                process.terminate()
+                throw RawError.io("no startup line: \(text)")
+            }
+            self.port = port
+        }
+
+        func stop() -> Int32 {
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    @Test func sigtermWithPendingRefreshesAnswersEveryoneAndExitsZero() async throws {
+        let server = try await RawConnection.offPool { try Running(["--quiet", "--reload-delay", "2s"]) }
+        let port = server.port
+        let connections = try (0..<20).map { _ in try RawConnection(port: port, timeoutSeconds: 20) }
+        for connection in connections {
+            try connection.send("POST /api/refresh?since=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        }
+        // The reload sleeps 2 s; a GET answered now proves the refreshes are parked, not done.
+        let health = try await LiveFeedTests.exchange(port, ["GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        #expect(health.text == "{\"status\":\"ok\",\"version\":1}")
+        let status = try await RawConnection.offPool { server.stop() }
+        #expect(status == 0)
+        var versions: Set<String> = []
+        for connection in connections {
+            let response = try await RawConnection.offPool { try connection.readResponse() }
+            #expect(response.status == 200)
+            let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            #expect(json?["version"] as? Int == 2)
+            versions.insert(response.header("X-Feed-Version") ?? "")
+        }
+        #expect(versions == ["2"])
+    }
+
+    @Test func startsPrintsTheAddressAndServesThePage() async throws {
+        let server = try await RawConnection.offPool { try Running(["--quiet", "--seed", "3"]) }
+        let page = try await LiveFeedTests.exchange(server.port, ["GET / HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        #expect(page.status == 200)
+        #expect(page.text.contains("data-ptr-list"))
+        #expect(try await RawConnection.offPool { server.stop() } == 0)
+    }
+
+    @Test(arguments: [
+        (["--port", "abc"], "--port must be an integer"), (["--port", "70000"], "--port must be an integer"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--reload-delay", "soon"], "--reload-delay must be a duration"),
+        (["--max-items", "0"], "--max-items must be"), (["--seed"], "--seed needs a value"),
+    ])
+    func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
+        let result = try await Self.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func badPortEnvironmentIsAnError() async throws {
+        let result = try await Self.run([], environment: ["PORT": "http"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("PORT must be an integer"))
+    }
+
+    @Test(arguments: [
+        (["--templates", "/nonexistent"], "templates folder"),
+        (["--public", "/nonexistent"], "public folder"),
+        (["--data", "/nonexistent.json"], "data file nonexistent.json"),
+    ])
+    func badFoldersAndFilesFailAtStartup(arguments: [String], message: String) async throws {
+        let result = try await Self.run(arguments + ["--port", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func portInUseIsOneLine() async throws {
+        let server = try await RawConnection.offPool { try Running(["--quiet"]) }
+        let result = try await Self.run(["--port", String(server.port)])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Address already in use"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        _ = try await RawConnection.offPool { server.stop() }
+    }
+
+    @Test func helpExitsZero() async throws {
+        let result = try await Self.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--reload-delay"))
+        #expect(result.stdout.contains("render NAME"))
+    }
+
+    @Test func renderWritesExactlyTheTemplateOutput() async throws {
+        let result = try await Self.run(
+            ["render", "partials/item", "--templates", "Templates", "--data", "-"],
+            stdin:
+                "{\"id\": 7, \"title\": \"<b>Hi</b>\", \"body\": \"x\", \"createdAt\": \"c\", \"createdAtDisplay\": \"d\"}"
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try String(
+            contentsOf: Fixtures.templates.appendingPathComponent("partials/item.mustache"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "{{id}}", with: "7")
+        .replacingOccurrences(of: "{{title}}", with: "&lt;b&gt;Hi&lt;/b&gt;")
+        .replacingOccurrences(of: "{{body}}", with: "x")
+        .replacingOccurrences(of: "{{createdAt}}", with: "c")
+        .replacingOccurrences(of: "{{createdAtDisplay}}", with: "d")
+        #expect(result.stdout == expected)
+        let missing = try await Self.run(["render", "nope", "--templates", "Templates"])
+        #expect(missing.status != 0)
+        #expect(!missing.stderr.isEmpty)
+    }
+}

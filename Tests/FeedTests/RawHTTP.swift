@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+
+/// A blocking TCP client for exact-bytes tests. Every call runs on a Dispatch queue, never on
+/// Swift's cooperative pool, so a test waiting for bytes cannot starve the server's Tasks.
+final class RawConnection: @unchecked Sendable {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, timeoutSeconds: Int = 10) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawError.io("socket") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw RawError.io("connect")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Foundation.send(descriptor, $0.baseAddress, $0.count, 0)
+            }
+            guard sent > 0 else { throw RawError.io("send") }
+            offset += sent
+        }
+    }
+
+    /// Reads one response. `head` says whether the request was HEAD (no body follows).
+    func readResponse(head: Bool = false) throws -> RawResponse {
+        while true {
+            if let response = try RawResponse.parse(&buffer, head: head) { return response }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count == 0 { throw RawError.closed(buffer.count) }
+            if count < 0 { throw RawError.io("recv (timeout?)") }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Whether the server closed the connection (reads EOF) within the timeout.
+    func readsEOF() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    /// Bytes received beyond the last parsed response.
+    var leftover: [UInt8] { buffer }
+
+    /// Runs blocking work off the cooperative pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}
+
+enum RawError: Error {
+    case io(String)
+    case closed(Int)
+    case malformed
+}
+
+struct RawResponse: Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8]
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    static func parse(_ buffer: inout [UInt8], head: Bool) throws -> RawResponse? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = buffer.firstRange(of: separator) else { return nil }
+        let headText = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawError.malformed }
+        let headers = lines.compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (
+                String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            )
+        }
+        let length =
+            head || status == 304 || status == 204
+            ? 0 : Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
+        let bodyStart = end.upperBound
+        guard buffer.count - bodyStart >= length else { return nil }
+        let body = Array(buffer[bodyStart..<bodyStart + length])
+        buffer.removeFirst(bodyStart + length)
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+}
