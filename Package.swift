@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Mustache"]),
         .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
+        .executableTarget(
+            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(
             name: "MustacheTests",

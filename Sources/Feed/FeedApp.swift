@@ -40,7 +40,8 @@ public struct FeedApp: Sendable {
 
     /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
     public func router() -> Router {
-        var router = Router(logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) })
+        var router = Router(
+            logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) })
         router.get("/") { request in try self.page(request) }
         router.post("/refresh") { request in try await self.formRefresh(request) }
         router.get("/api/items") { request in try self.items(request) }
@@ -96,7 +97,8 @@ public struct FeedApp: Sendable {
             _ = try await store.reload()
         } catch {
             logger.warning("refresh failed: \(error.message)")
-            throw HTTPError(502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+            throw HTTPError(
+                502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
         }
         return .redirect(to: back.isEmpty ? "/" : "/?" + back.joined(separator: "&"))
     }
@@ -106,7 +108,8 @@ public struct FeedApp: Sendable {
             let code = requested.lowercased()
             guard renderer.localizer.supports(code) else {
                 throw HTTPError.badRequest(
-                    "Query parameter 'lang' must be one of: \(renderer.localizer.languages.joined(separator: ", ")).")
+                    "Query parameter 'lang' must be one of: \(renderer.localizer.languages.joined(separator: ", "))."
+                )
             }
             return (code, true)
         }
@@ -141,7 +144,8 @@ public struct FeedApp: Sendable {
             outcome = try await store.reload()
         } catch {
             logger.warning("refresh failed: \(error.message)")
-            throw HTTPError(502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+            throw HTTPError(
+                502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
         }
         let snapshot = outcome.snapshot
         let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? snapshot.version
@@ -162,7 +166,8 @@ public struct FeedApp: Sendable {
         }
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Vary", "Accept")
-        return Response(status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
+        return Response(
+            status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
     }
 
     func health() -> Response {

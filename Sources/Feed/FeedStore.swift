@@ -39,7 +39,8 @@ public actor FeedStore {
         let trimmed = Array(initial.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
         published = Mutex(
             FeedSnapshot(
-                version: 1, updatedAt: now(), entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }))
+                version: 1, updatedAt: now(),
+                entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }))
     }
 
     /// The latest snapshot; cheap, never waits for a reload.
@@ -99,7 +100,9 @@ public actor FeedStore {
 
     /// The snapshot after a successful fetch: a new version only if the items changed, each
     /// item keeping the version it first appeared in, trimmed to `maxItems` newest.
-    static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date) -> FeedSnapshot {
+    static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date)
+        -> FeedSnapshot
+    {
         let sorted = Array(fetched.sorted(by: FeedItem.newestFirst).prefix(maxItems))
         let changed = sorted != before.items
         let version = changed ? before.version + 1 : before.version

@@ -56,7 +56,9 @@ public struct FileSource: FeedSource {
     }
 
     /// Parses and validates file contents.
-    public static func parse(_ data: Data, name: String, maxItems: Int = 100_000) throws(FeedError) -> [FeedItem] {
+    public static func parse(_ data: Data, name: String, maxItems: Int = 100_000) throws(FeedError)
+        -> [FeedItem]
+    {
         let file: FileDTO
         do {
             file = try JSONDecoder().decode(FileDTO.self, from: data)

@@ -44,7 +44,8 @@ public struct GeneratorSource: FeedSource {
     }
 
     private static let subjects = [
-        "The harbour ferry", "A night bakery", "The city library", "Our weather station", "The old observatory",
+        "The harbour ferry", "A night bakery", "The city library", "Our weather station",
+        "The old observatory",
         "A rooftop garden", "The tram line 7", "The river festival", "A small bookshop", "The mountain hut",
     ]
     private static let verbs = [

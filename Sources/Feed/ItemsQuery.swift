@@ -46,14 +46,16 @@ struct ItemsQuery: Sendable {
         if let raw = request.queryValue("limit") {
             guard let value = Int(raw), (1...Self.maxLimit).contains(value) else {
                 throw HTTPError.badRequest(
-                    "Query parameter 'limit' must be an integer from 1 to \(Self.maxLimit).", code: "invalid_limit")
+                    "Query parameter 'limit' must be an integer from 1 to \(Self.maxLimit).",
+                    code: "invalid_limit")
             }
             limit = value
         }
         if let raw = request.queryValue("cursor") {
             guard let value = Cursor(text: raw) else {
                 throw HTTPError.badRequest(
-                    "Query parameter 'cursor' is not a cursor returned as 'nextCursor'.", code: "invalid_cursor")
+                    "Query parameter 'cursor' is not a cursor returned as 'nextCursor'.",
+                    code: "invalid_cursor")
             }
             cursor = value
         }
@@ -81,11 +83,13 @@ struct ItemsQuery: Sendable {
             throw HTTPError.badRequest(
                 "The request body must be a JSON object such as {\"since\": 3}.", code: "invalid_json")
         } catch {
-            throw HTTPError.badRequest("Field 'since' must be a non-negative integer version.", code: "invalid_since")
+            throw HTTPError.badRequest(
+                "Field 'since' must be a non-negative integer version.", code: "invalid_since")
         }
         guard let since = decoded.since else { return nil }
         guard since >= 0 else {
-            throw HTTPError.badRequest("Field 'since' must be a non-negative integer version.", code: "invalid_since")
+            throw HTTPError.badRequest(
+                "Field 'since' must be a non-negative integer version.", code: "invalid_since")
         }
         return since
     }

@@ -15,8 +15,10 @@ public struct Localizer: Sendable {
     public init(directory: URL) throws(FeedError) {
         let files: [URL]
         do {
-            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-                .filter { $0.pathExtension == "json" }
+            files = try FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: nil
+            )
+            .filter { $0.pathExtension == "json" }
         } catch {
             throw FeedError("cannot read strings folder \(directory.path)")
         }
@@ -65,7 +67,8 @@ public struct Localizer: Sendable {
         var best: (code: String, quality: Double)?
         for (position, part) in header.split(separator: ",").enumerated() {
             let pieces = part.split(separator: ";")
-            guard let tag = pieces.first?.trimmingCharacters(in: .whitespaces).lowercased(), !tag.isEmpty else {
+            guard let tag = pieces.first?.trimmingCharacters(in: .whitespaces).lowercased(), !tag.isEmpty
+            else {
                 continue
             }
             var quality = 1.0

@@ -28,7 +28,8 @@ public struct StaticFiles: Sendable {
             throw FeedError("public folder \(directory) does not exist or cannot be read")
         }
         defer { free(resolved) }
-        let path = String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+        let path = String(
+            decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
             access(path, R_OK | X_OK) == 0
@@ -66,7 +67,8 @@ public struct StaticFiles: Sendable {
 
     private func load(_ path: String) -> Entry? {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileSize else {
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileSize
+        else {
             return nil
         }
         if let cached = cache.entries.withLock({ $0[path] }), cached.size == Int(info.st_size),
@@ -76,13 +78,17 @@ public struct StaticFiles: Sendable {
         }
         // Symlinks must not lead outside the folder.
         guard let resolved = realpath(path, nil) else { return nil }
-        let real = String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+        let real = String(
+            decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
         free(resolved)
         guard real.hasPrefix(root + "/") else { return nil }
-        guard let data = FileManager.default.contents(atPath: real), data.count <= maxFileSize else { return nil }
+        guard let data = FileManager.default.contents(atPath: real), data.count <= maxFileSize else {
+            return nil
+        }
         let body = [UInt8](data)
         let entry = Entry(
-            modified: info.st_mtim, size: body.count, body: body, etag: "\"\(Self.fnv1a(body))-\(body.count)\"")
+            modified: info.st_mtim, size: body.count, body: body,
+            etag: "\"\(Self.fnv1a(body))-\(body.count)\"")
         cache.entries.withLock { $0[path] = entry }
         return entry
     }

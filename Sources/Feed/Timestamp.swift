@@ -31,7 +31,8 @@ public enum Timestamp {
             return value
         }
         guard let year = number(0, 4), bytes[4] == 45, let month = number(5, 2), bytes[7] == 45,
-            let day = number(8, 2), bytes[10] == 84 || bytes[10] == 116, let hour = number(11, 2), bytes[13] == 58,
+            let day = number(8, 2), bytes[10] == 84 || bytes[10] == 116, let hour = number(11, 2),
+            bytes[13] == 58,
             let minute = number(14, 2), bytes[16] == 58, let second = number(17, 2),
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }

@@ -40,7 +40,9 @@ struct Configuration {
         """
 
     /// Parses arguments (without the program name) and `PORT` from the environment.
-    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Configuration {
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+        -> Configuration
+    {
         var config = Configuration()
         if let port = environment["PORT"], !port.isEmpty {
             config.server.port = try integer(port, flag: "PORT", range: 0...65535)
@@ -67,34 +69,44 @@ struct Configuration {
                 let host = try value(for: flag, inline: inline)
                 guard !host.isEmpty else { throw UsageError("--host must not be empty") }
                 config.server.host = host
-            case "--port": config.server.port = try integer(value(for: flag, inline: inline), flag: flag, range: 0...65535)
-            case "--reload-delay": config.reloadDelay = try duration(value(for: flag, inline: inline), flag: flag)
+            case "--port":
+                config.server.port = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 0...65535)
+            case "--reload-delay":
+                config.reloadDelay = try duration(value(for: flag, inline: inline), flag: flag)
             case "--seed":
                 let text = try value(for: flag, inline: inline)
                 guard let seed = UInt64(text) else {
                     throw UsageError("--seed must be a non-negative integer, got '\(text)'")
                 }
                 config.seed = seed
-            case "--max-items": config.maxItems = try integer(value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+            case "--max-items":
+                config.maxItems = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
             case "--data":
                 let path = try value(for: flag, inline: inline)
                 guard !path.isEmpty else { throw UsageError("--data must name a file") }
                 config.dataFile = path
             case "--templates": config.templates = try value(for: flag, inline: inline)
             case "--public": config.publicDirectory = try value(for: flag, inline: inline)
-            case "--threads": config.server.threads = try integer(value(for: flag, inline: inline), flag: flag, range: 1...256)
+            case "--threads":
+                config.server.threads = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 1...256)
             case "--max-body":
-                config.server.maxBodySize = try integer(value(for: flag, inline: inline), flag: flag, range: 0...(1 << 30))
+                config.server.maxBodySize = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 0...(1 << 30))
             case "--max-pending":
                 config.server.maxPendingRequests = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 1...100_000)
             case "--connection-limit":
-                config.server.connectionLimit = try integer(value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+                config.server.connectionLimit = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
             case "--per-ip-limit":
                 config.server.perIPConnectionLimit = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 0...100_000)
             case "--timeout":
-                config.server.connectionTimeout = try integer(value(for: flag, inline: inline), flag: flag, range: 0...3600)
+                config.server.connectionTimeout = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 0...3600)
             case "--grace":
                 config.server.shutdownGracePeriod = .seconds(
                     try integer(value(for: flag, inline: inline), flag: flag, range: 0...600))
@@ -106,9 +118,12 @@ struct Configuration {
         return config
     }
 
-    private static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws(UsageError) -> Int {
+    private static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws(UsageError)
+        -> Int
+    {
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+            throw UsageError(
+                "\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return number
     }
@@ -124,7 +139,8 @@ struct Configuration {
             number = String(text.dropLast())
         }
         guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 600 else {
-            throw UsageError("\(flag) must be a duration like 1, 0.5, 500ms or 2s (0 to 600 seconds), got '\(text)'")
+            throw UsageError(
+                "\(flag) must be a duration like 1, 0.5, 500ms or 2s (0 to 600 seconds), got '\(text)'")
         }
         return .milliseconds(Int64((value * scale * 1000).rounded()))
     }

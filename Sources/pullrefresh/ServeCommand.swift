@@ -64,7 +64,8 @@ enum ServeCommand {
             initial = generator.initialItems(count: min(12, config.maxItems))
             source = generator
         }
-        let store = FeedStore(initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
+        let store = FeedStore(
+            initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
         return FeedApp(store: store, renderer: renderer, files: files, logger: logger)
     }
 
