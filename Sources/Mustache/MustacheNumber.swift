@@ -3,7 +3,8 @@
 /// Mustache only ever prints numbers, so the text is the source of truth: a JSON
 /// `1.50` stays `1.50` and a large integer never loses digits to `Double`.
 /// Numbers built from Swift values use the shortest text that round-trips
-/// (`1.21` → `"1.21"`, `2.0` → `"2"`).
+/// (`1.21` → `"1.21"`, `2.0` → `"2"`). Equality compares the text, so
+/// `1.0` and `1` are different numbers.
 public struct MustacheNumber: Sendable, Hashable, CustomStringConvertible {
     /// The text written into the output when the number is interpolated.
     public let text: String

@@ -1,3 +1,5 @@
+import Foundation
+
 extension MustacheValue {
     /// Converts any `Encodable` value into a context, without going through JSON.
     ///
@@ -25,8 +27,11 @@ extension MustacheValue: Encodable {
             try container.encode(text)
         case .number(let number):
             var container = encoder.singleValueContainer()
+            // Decimal keeps up to 38 significant digits, where Double would round.
             if let integer = Int(number.text) {
                 try container.encode(integer)
+            } else if let decimal = Decimal(string: number.text) {
+                try container.encode(decimal)
             } else {
                 try container.encode(number.doubleValue ?? 0)
             }

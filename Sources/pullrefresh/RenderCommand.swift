@@ -43,8 +43,9 @@ enum RenderCommand {
         do {
             let library = try MustacheLibrary(directory: URL(fileURLWithPath: options.templates))
             let context = try loadContext(options.data)
-            let output = try library.render(context, template: name)
-            FileHandle.standardOutput.write(Data(output.utf8))
+            var output: [UInt8] = []
+            try library.render(context, template: name, into: &output)
+            try FileHandle.standardOutput.write(contentsOf: output)
             return 0
         } catch {
             report(error)
@@ -117,6 +118,7 @@ enum RenderCommand {
     }
 
     private static func write(_ text: String, to handle: FileHandle) {
-        handle.write(Data(text.utf8))
+        // Nothing useful can be done if the terminal or pipe is gone.
+        try? handle.write(contentsOf: Data(text.utf8))
     }
 }

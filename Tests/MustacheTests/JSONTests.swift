@@ -85,4 +85,12 @@ struct JSONTests {
         #expect(MustacheNumber(2.5)?.text == "2.5")
         #expect(MustacheNumber(Double.nan) == nil)
     }
+
+    @Test func values_encode_back_to_json() throws {
+        let value: MustacheValue = ["a": [1, "two", true, nil], "b": ["c": 2.5]]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = try encoder.encode(value)
+        #expect(try MustacheValue(json: json) == value)
+    }
 }
