@@ -58,6 +58,14 @@ public struct FeedApp: Sendable {
         return router
     }
 
+    /// The `GET /api/items` body for the first `limit` items, encoded afresh (no cache);
+    /// public for the in-process benchmark.
+    public static func encodeItems(_ snapshot: FeedSnapshot, limit: Int) -> [UInt8] {
+        var query = ItemsQuery()
+        query.limit = limit
+        return ItemsPayload.encode(snapshot, query: query, added: nil)
+    }
+
     // MARK: Page
 
     func page(_ request: Request) throws -> Response {

@@ -42,6 +42,8 @@ struct ItemsQuery: Sendable {
     var cursor: Cursor?
     var since: Int?
 
+    init() {}
+
     init(_ request: Request) throws(HTTPError) {
         if let raw = request.queryValue("limit") {
             guard let value = Int(raw), (1...Self.maxLimit).contains(value) else {
