@@ -48,7 +48,10 @@ public struct PageRenderer: Sendable {
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
             "items": .list(snapshot.items.map(Self.itemContext)),
         ])
-        return Array(try library.render(context, template: "page").utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096 + snapshot.entries.count * 400)
+        try library.render(context, template: "page", into: &bytes)
+        return bytes
     }
 
     /// The `<li>` elements for `items`, rendered by the same partial as the page.
@@ -57,7 +60,9 @@ public struct PageRenderer: Sendable {
             "t": strings(language),
             "added": .list(items.map(Self.itemContext)),
         ])
-        return Array(try library.render(context, template: "fragment").utf8)
+        var bytes: [UInt8] = []
+        try library.render(context, template: "fragment", into: &bytes)
+        return bytes
     }
 
     /// A small HTML error page in the reader's language.

@@ -76,6 +76,14 @@ func mhdAccessHandler(
         return .YES
     }
     context.body = []
+    if let problem = framingProblem(request.headers, version: version) {
+        // Ambiguous framing is how requests get smuggled past proxies: refuse and close.
+        var response = core.router.response(
+            for: HTTPError.badRequest(problem, code: "bad_framing"), request: request)
+        response.headers.set("Connection", "close")
+        queue(response, for: context, on: connection, core: core)
+        return .YES
+    }
 
     switch core.router.route(request) {
     case .response(let response):
@@ -94,6 +102,34 @@ func mhdAccessHandler(
         }
     }
     return .YES
+}
+
+/// RFC 9112 checks libmicrohttpd 0.9.75 leaves to the application: HTTP/1.1 needs `Host`, and
+/// a request may not carry both `Content-Length` and `Transfer-Encoding`, nor disagreeing
+/// `Content-Length` values.
+private func framingProblem(_ headers: HTTPHeaders, version: UnsafePointer<CChar>?) -> String? {
+    var hasHost = false
+    var hasTransferEncoding = false
+    var contentLength: String?
+    for field in headers {
+        if field.name.caseInsensitiveEquals("Host") {
+            hasHost = true
+        } else if field.name.caseInsensitiveEquals("Transfer-Encoding") {
+            hasTransferEncoding = true
+        } else if field.name.caseInsensitiveEquals("Content-Length") {
+            if let previous = contentLength, previous != field.value {
+                return "Conflicting Content-Length headers."
+            }
+            contentLength = field.value
+        }
+    }
+    if hasTransferEncoding, contentLength != nil {
+        return "Content-Length and Transfer-Encoding must not both be sent."
+    }
+    if !hasHost, let version, strcmp(version, "HTTP/1.1") == 0 {
+        return "HTTP/1.1 requests must carry a Host header."
+    }
+    return nil
 }
 
 private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
