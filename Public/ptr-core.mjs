@@ -1,4 +1,3 @@
-// docs/gesture.md
 export let createCore=(c={})=>{let o={threshold:64,max:160,deadZone:10,hold:56,cooldown:1e3,timeout:15e3,timers:globalThis},T,S='idle',P=0,g,u=0,n=0,h,
 N=()=>(T.now||Date.now)(),
 W=(f,t)=>{T.clearTimeout(h);h=T.setTimeout(f,t)},

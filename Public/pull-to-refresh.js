@@ -1,8 +1,7 @@
-// docs/gesture.md
 import{createCore}from'./ptr-core.mjs'
 let D=document,X={pulling:'Pull',armed:'Release',refreshing:'Refreshing',done:'Updated',error:'Error',offline:'Offline',busy:'Busy'}
 export function attach(R,O={}){if(R.ptr)return R.ptr
-let d=R.dataset,A=new AbortController,F,Q,K=0,c={},
+let d=R.dataset,A=new AbortController,F,Q,H,K=0,c={},
 [L,E,V,B,Y,U,Z]='list text status pill retry button updated'.split(' ').map(k=>R.querySelector(`[data-ptr-${k}]`)),
 s=(k,n)=>(d['ptrText'+k]||'').replace('{n}',n),
 pl=n=>s(n>1?'New':'NewOne',n),
@@ -12,7 +11,7 @@ u.searchParams.set('since',d.ptrVersion)
 r=await fetch(u,{method:'POST',headers:{Accept:'text/html'},signal}).catch(e=>{throw{code:navigator.onLine?e.name:'offline'}})
 h=k=>r.headers.get(k);v=r.status
 if(v==429||v==503)throw{code:'busy',retryAfter:+h('Retry-After')}
-if(v>299&&v!=304)throw{code:v}
+if(!r.ok&&v-304)throw{code:v}
 if(v=h('X-Feed-Version'))d.ptrVersion=v
 if((v=h('X-Feed-Updated-At'))&&Z)Z.dateTime=v,Z.textContent=v.slice(0,16).replace('T',' ')+' UTC'
 return{added:L?ins(await r.text()):0}},
@@ -21,10 +20,11 @@ t.innerHTML=html
 L.prepend(...a=[...t.content.children])
 if(R.scrollTop>1&&f&&a[0]){R.scrollTop+=f.offsetTop-y;K+=a.length;B&&(B.textContent=pl(K),B.hidden=!1)}
 return a.length},
-paint=()=>{F=0;for(let e of R.children)e!=B&&(e.style.transform=core.pull?`translateY(${core.pull}px)`:'')},
+paint=()=>{F=0;for(let e of R.children)e!=B&&(e.style.transform=core.pull&&!H?`translateY(${core.pull}px)`:'')},
 change=(S,p,i)=>{if(S!=Q){let a=i?.added,t=s(S=='done'&&a===0?'UpToDate':X[S=='error'&&X[i?.code]?i.code:S]),
 v=S=='pulling'?/idle|error/.test(Q)&&'pullstart':S=='refreshing'?'refresh':X[S]&&S
 Q=d.ptrState=S
+if(/^[pr]/.test(S))H=R.scrollTop>1
 v&&R.dispatchEvent(new CustomEvent('ptr:'+v,{bubbles:!0,detail:i}))
 L?.setAttribute('aria-busy',S=='refreshing')
 t&&E&&(E.textContent=t)
@@ -45,7 +45,7 @@ on(window,'pagehide',core.cancel)
 on(R,'scroll',()=>R.scrollTop<1&&B&&(B.hidden=!0,K=0),1)
 on(U?.form,'submit',e=>{e.preventDefault();core.refresh('button')})
 on(Y,'click',()=>core.refresh('retry'))
-on(B,'click',()=>{R.scrollTop=0;L.tabIndex=-1;L.focus()})
+on(B,'click',()=>{L.tabIndex=-1;L.focus();R.scrollTop=0})
 R.style.overscrollBehaviorY='contain'
 change('idle')
 return R.ptr=ctl}

@@ -1,0 +1,207 @@
+"""Fixtures for the browser suite: one headless Chromium per session, a real PullRefresh server
+per test (port 0, 127.0.0.1), a fresh emulated phone tab per test.
+
+Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh), CHROMIUM (browser binary),
+PTR_UPDATE_SCREENSHOTS=1 (copy the state screenshots into docs/screenshots/).
+"""
+import glob
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cdp import CDP, Page  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARTIFACTS = os.path.join(HERE, "artifacts")
+CACHE = os.path.join(HERE, ".cache")
+SCREENSHOTS = os.path.join(ROOT, "docs", "screenshots")
+AXE_WHEEL = "axe-playwright-python==0.1.8"
+
+
+def _binary(env, default, names=()):
+    path = os.environ.get(env) or default
+    if not os.path.isabs(path):
+        path = os.path.join(ROOT, path)
+    if os.path.exists(path):
+        return path
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+# --- the browser ------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser():
+    exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") \
+        or shutil.which("google-chrome")
+    if not exe:
+        pytest.fail("chromium not found: apt-get install -y --no-install-recommends chromium fonts-liberation")
+    profile = tempfile.mkdtemp(prefix="ptr-chrome-")
+    args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-features=Translate,MediaRouter,OptimizationHints",
+            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            f"--user-data-dir={profile}", "about:blank"]
+    log = open(os.path.join(profile, "chrome.log"), "wb")
+    proc = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    deadline = time.monotonic() + 30
+    while True:
+        if os.path.exists(port_file):
+            lines = open(port_file).read().split("\n")
+            if len(lines) >= 2 and lines[1].strip():
+                break
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("chromium did not start: " + open(os.path.join(profile, "chrome.log")).read()[-2000:])
+        time.sleep(0.05)
+    cdp = CDP(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}")
+    yield cdp
+    try:
+        cdp.send("Browser.close", timeout=5)
+    except Exception:
+        pass
+    cdp.close()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+    log.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+# --- the server -------------------------------------------------------------------------
+class Server:
+    def __init__(self, proc, url, data):
+        self.proc, self.url, self.data = proc, url, data
+
+    def write_data(self, items=None, raw=None):
+        """Rewrite the --data file (re-read by the server on each reload)."""
+        with open(self.data, "w") as f:
+            f.write(raw if raw is not None else json.dumps({"items": items}))
+
+
+def make_items(n, start=1):
+    return [{"id": i, "title": f"Item number {i}", "body": f"Body text of item {i}.",
+             "createdAt": "2026-01-01T%02d:%02d:00Z" % (i // 60 % 24, i % 60)} for i in range(start, start + n)]
+
+
+@pytest.fixture
+def server(tmp_path):
+    """Factory: server(reload_delay=0.3, items=None) -> Server. items=list uses a --data file."""
+    bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
+    if not bin_path:
+        pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
+    started = []
+
+    def start(reload_delay=0.3, items=None):
+        args = [bin_path, "--port", "0", "--quiet", "--reload-delay", str(reload_delay), "--seed", "1",
+                "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
+        data = None
+        if items is not None:
+            data = str(tmp_path / f"data{len(started)}.json")
+            with open(data, "w") as f:
+                json.dump({"items": items}, f)
+            args += ["--data", data]
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        started.append(proc)
+        deadline = time.monotonic() + 20
+        line = b""
+        while b"\n" not in line:
+            left = deadline - time.monotonic()
+            if left <= 0 or proc.poll() is not None:
+                proc.kill()
+                pytest.fail(f"server did not start: {line!r} {proc.stderr.read()[-2000:]!r}")
+            ready, _, _ = select.select([proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 4096)
+                if not chunk:
+                    continue
+                line += chunk
+        url = line.decode().strip().split()[-1]
+        assert url.startswith("http://127.0.0.1:"), line
+        return Server(proc, url, data)
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+
+# --- a phone tab ------------------------------------------------------------------------
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
+    ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
+    target = browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": ctx})["targetId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    p = Page(browser, ctx, target, session)
+    for domain in ("Page", "Runtime", "Network"):
+        p.send(f"{domain}.enable")
+    p.send("Emulation.setDeviceMetricsOverride", **PHONE)
+    p.send("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+    p.send("Emulation.setEmitTouchEventsForMouse", enabled=False)
+    yield p
+    for method, params in (("Target.closeTarget", {"targetId": target}),
+                           ("Target.disposeBrowserContext", {"browserContextId": ctx})):
+        try:
+            browser.send(method, params, timeout=5)
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def shot(request):
+    """shot(page, name): save a PNG in Tests/browser/artifacts (and docs/screenshots when asked)."""
+    os.makedirs(ARTIFACTS, exist_ok=True)
+
+    def take(page, name):
+        path = os.path.join(ARTIFACTS, f"{name}.png")
+        page.screenshot(path)
+        if os.environ.get("PTR_UPDATE_SCREENSHOTS") == "1":
+            os.makedirs(SCREENSHOTS, exist_ok=True)
+            shutil.copy(path, os.path.join(SCREENSHOTS, f"{name}.png"))
+        return path
+    return take
+
+
+# --- axe-core, read out of the axe-playwright-python wheel (no playwright needed) -------------
+def axe_source():
+    cached = os.path.join(CACHE, "axe.min.js")
+    if not os.path.exists(cached):
+        os.makedirs(CACHE, exist_ok=True)
+        wheels = glob.glob(os.path.join(CACHE, "axe_playwright_python-*.whl"))
+        if not wheels:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", AXE_WHEEL,
+                            "-d", CACHE], check=True, timeout=180)
+            wheels = glob.glob(os.path.join(CACHE, "axe_playwright_python-*.whl"))
+        with zipfile.ZipFile(wheels[0]) as z:
+            name = next(n for n in z.namelist() if n.endswith("axe.min.js"))
+            with open(cached + ".tmp", "wb") as f:
+                f.write(z.read(name))
+        os.replace(cached + ".tmp", cached)
+    with open(cached, encoding="utf-8") as f:
+        return f.read()
