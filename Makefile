@@ -8,7 +8,7 @@ ARGS ?=
 PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
-.PHONY: run test deps browser-deps build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
+.PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
@@ -26,6 +26,9 @@ browser-deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; \
 	fi
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
+
+contract-deps:
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
 
 build: deps
 	$(SWIFT) build -c release
@@ -49,8 +52,13 @@ js-test:
 browser-test: build-debug browser-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/browser
 
-## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, browser tests.
-test: deps lint swift-test js-test browser-test
+## The API against its OpenAPI document (schemathesis, live server).
+contract-test: build-debug contract-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/contract
+
+## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, API contract,
+## browser tests.
+test: deps lint swift-test js-test contract-test browser-test
 
 clean:
 	rm -rf .build

@@ -146,7 +146,9 @@ public struct FeedApp: Sendable {
 
     func apiRefresh(_ request: Request) async throws -> Response {
         var query = try ItemsQuery(request)
-        if query.since == nil { query.since = try ItemsQuery.since(fromBody: request.body) }
+        // The body is validated even when the query also names `since` (the query wins).
+        let bodySince = try ItemsQuery.since(fromBody: request.body)
+        if query.since == nil { query.since = bodySince }
         let outcome: FeedStore.ReloadOutcome
         do {
             outcome = try await store.reload()

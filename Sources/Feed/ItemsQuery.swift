@@ -37,6 +37,8 @@ struct ItemsQuery: Sendable {
 
     static let defaultLimit = 50
     static let maxLimit = 100
+    /// Versions stay within JavaScript's safe integers, so browsers can hold them exactly.
+    static let maxVersion = 9_007_199_254_740_991
 
     var limit = ItemsQuery.defaultLimit
     var cursor: Cursor?
@@ -62,7 +64,7 @@ struct ItemsQuery: Sendable {
             cursor = value
         }
         if let raw = request.queryValue("since") {
-            guard let value = Int(raw), value >= 0 else {
+            guard let value = Int(raw), (0...Self.maxVersion).contains(value) else {
                 throw HTTPError.badRequest(
                     "Query parameter 'since' must be a non-negative integer version.", code: "invalid_since")
             }
@@ -89,7 +91,7 @@ struct ItemsQuery: Sendable {
                 "Field 'since' must be a non-negative integer version.", code: "invalid_since")
         }
         guard let since = decoded.since else { return nil }
-        guard since >= 0 else {
+        guard (0...maxVersion).contains(since) else {
             throw HTTPError.badRequest(
                 "Field 'since' must be a non-negative integer version.", code: "invalid_since")
         }

@@ -71,7 +71,8 @@ func mhdAccessHandler(
             remoteAddress: prh_client_address(connection).flatMap { SocketAddress.host(of: $0) })
         request.query = try readQuery(connection)
     } catch {
-        let bare = Request(method: context.method, path: "/")
+        // The raw path still tells the app which error format to use (e.g. JSON under /api/).
+        let bare = Request(method: context.method, path: context.path)
         queue(core.router.response(for: error, request: bare), for: context, on: connection, core: core)
         return .YES
     }
