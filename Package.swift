@@ -22,13 +22,14 @@ let package = Package(
         .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
             name: "MustacheTests",
             dependencies: ["Mustache"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache"]),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

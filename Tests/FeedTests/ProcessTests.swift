@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `pullrefresh` executable as a user runs it: flags, errors, signals, `render`.

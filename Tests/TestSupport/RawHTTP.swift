@@ -1,15 +1,30 @@
 import Dispatch
 import Foundation
 
+/// Test support shared by the Swift suites.
+///
 /// A blocking TCP client for exact-bytes tests. Every call runs on a Dispatch queue, never on
 /// Swift's cooperative pool, so a test waiting for bytes cannot starve the server's Tasks.
-final class RawConnection: @unchecked Sendable {
-    let descriptor: Int32
+public final class RawConnection: @unchecked Sendable {
+    /// The socket.
+    public let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`, optionally from another loopback `source` address.
+    public init(port: Int, timeoutSeconds: Int = 10, source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawError.io("socket") }
+        if let source {
+            // Another loopback address (127.0.0.2, …) stands in for a second client.
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            _ = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -29,11 +44,13 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    func send(_ text: String) throws {
+    /// Sends UTF-8 text.
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    /// Sends raw bytes.
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -45,7 +62,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads one response. `head` says whether the request was HEAD (no body follows).
-    func readResponse(head: Bool = false) throws -> RawResponse {
+    public func readResponse(head: Bool = false) throws -> RawResponse {
         while true {
             if let response = try RawResponse.parse(&buffer, head: head) { return response }
             var chunk = [UInt8](repeating: 0, count: 65536)
@@ -57,7 +74,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Whether the server closed the connection (reads EOF) within the timeout.
-    func readsEOF() -> Bool {
+    public func readsEOF() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(descriptor, &chunk, chunk.count, 0)
@@ -67,10 +84,10 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Bytes received beyond the last parsed response.
-    var leftover: [UInt8] { buffer }
+    public var leftover: [UInt8] { buffer }
 
     /// Runs blocking work off the cooperative pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try work() })
@@ -79,22 +96,32 @@ final class RawConnection: @unchecked Sendable {
     }
 }
 
-enum RawError: Error {
+/// Why a raw exchange failed.
+public enum RawError: Error {
+    /// A socket call failed.
     case io(String)
+    /// The peer closed the connection; the payload is how many bytes were buffered.
     case closed(Int)
+    /// The response could not be parsed.
     case malformed
 }
 
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
+/// One parsed HTTP response.
+public struct RawResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields in order.
+    public var headers: [(String, String)]
+    /// The body bytes.
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    /// The first value of header `name`, case-insensitive.
+    public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
     static func parse(_ buffer: inout [UInt8], head: Bool) throws -> RawResponse? {
         let separator: [UInt8] = [13, 10, 13, 10]
