@@ -100,7 +100,7 @@ def test_long_pull_fires_exactly_one_refresh_and_inserts_new_items(page, server,
     assert events(page) == ["pullstart", "armed", "refresh", "done"]
     assert page.eval("document.querySelector('[data-ptr-list]').getAttribute('aria-busy')") == "false"
     # everything slid back
-    assert page.eval("getComputedStyle(document.querySelector('.feed-header')).transform") == "none"
+    page.wait_for("getComputedStyle(document.querySelector('.feed-header')).transform === 'none'", 3, "the content to slide back")
 
 
 def test_short_pull_fires_nothing(page, server):
@@ -122,6 +122,8 @@ def test_second_pull_during_refresh_fires_nothing(page, server, shot):
     page.drag(X, 150, 320)
     page.wait_for(f"{FEED}.dataset.ptrState === 'refreshing'", 5)
     page.wait_for("getComputedStyle(document.querySelector('.ptr-spinner')).display === 'block'", 3)
+    page.wait_for("getComputedStyle(document.querySelector('.feed-header')).transform.endsWith(', 56)')", 3,
+                  "the content to rest at the indicator's height")
     shot(page, "refreshing")
     page.drag(X, 150, 320)  # second pull while the first is in flight
     page.click(*page.center("[data-ptr-button]"))  # and the button, for good measure
@@ -171,7 +173,7 @@ def test_touchcancel_resets(page, server):
     wait_idle(page)
     settle_window(page)
     assert refreshes(page, mark) == []
-    assert page.eval("getComputedStyle(document.querySelector('.feed-header')).transform") == "none"
+    page.wait_for("getComputedStyle(document.querySelector('.feed-header')).transform === 'none'", 3, "the content to slide back")
     # and the next gesture works normally
     page.drag(X, 150, 320)
     page.wait_for(f"{FEED}.dataset.ptrState === 'done'", 10)
@@ -277,7 +279,7 @@ def test_reduced_motion_keeps_the_gesture_but_no_animation(page, server):
     assert len(item_ids(page)) > len(before)
 
 
-def test_news_while_scrolled_away_show_a_pill_without_a_jump(page, server):
+def test_news_while_scrolled_away_show_a_pill_without_a_jump(page, server, shot):
     srv = server()
     open_feed(page, srv.url + "/")
     page.eval(f"{FEED}.scrollTo(0, 500)")
@@ -291,6 +293,7 @@ def test_news_while_scrolled_away_show_a_pill_without_a_jump(page, server):
     assert abs(top - anchor[1]) < 1.5, (top, anchor)
     page.wait_for("!document.querySelector('[data-ptr-pill]').hidden", 3)
     text = page.eval("document.querySelector('[data-ptr-pill]').textContent")
+    shot(page, "new-items-pill")
     assert text.endswith("new items") or text == "1 new item"
     page.tap(*page.center("[data-ptr-pill]"))
     page.wait_for(f"{FEED}.scrollTop === 0", 5, "the pill to scroll to the top")
