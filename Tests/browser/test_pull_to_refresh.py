@@ -217,9 +217,11 @@ def test_failing_server_shows_error_and_retry_recovers(page, server, shot):
     assert events(page) == ["pullstart", "armed", "refresh", "error", "refresh", "done"]
 
 
-def test_unchanged_data_says_up_to_date(page, server):
+def test_short_content_pulls_and_unchanged_data_says_up_to_date(page, server):
     srv = server(reload_delay=0.1, items=make_items(5))
     open_feed(page, srv.url + "/")
+    # short content (nothing to scroll) is still pullable
+    assert page.eval(f"{FEED}.scrollHeight <= {FEED}.clientHeight")
     page.drag(X, 150, 320)
     page.wait_for(f"{FEED}.dataset.ptrState === 'done'", 10)
     assert page.eval("document.querySelector('[data-ptr-text]').textContent") == "Up to date"
