@@ -17,6 +17,11 @@ public struct FeedApp: Sendable {
         var since: Int?
     }
 
+    enum RefreshKey: Hashable, Sendable {
+        case fragment(since: Int, language: String)
+        case json(since: Int, limit: Int, cursor: ItemsQuery.Cursor?)
+    }
+
     /// The store behind every route.
     public let store: FeedStore
     /// Renders templates.
@@ -28,6 +33,7 @@ public struct FeedApp: Sendable {
     private let bootTag: String
     private let pages = ResponseCache<PageKey>(capacity: 64)
     private let itemBodies = ResponseCache<ItemsKey>(capacity: 256)
+    private let refreshBodies = ResponseCache<RefreshKey>(capacity: 256)
 
     /// Creates the app.
     public init(store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger()) {
@@ -166,18 +172,25 @@ public struct FeedApp: Sendable {
         ]
         let added = snapshot.entries.filter { $0.addedIn > since }
         headers.set("X-Feed-Added", String(added.count))
+        // A storm of refreshes from readers on the same version renders each body once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
             let (language, _) = try language(for: request)
             headers.set("Content-Type", "text/html; charset=utf-8")
             headers.set("Vary", "Accept, Accept-Language")
             for field in SecurityHeaders.html { headers.set(field.name, field.value) }
-            let body = try renderer.fragment(added.map(\.item), language: language)
+            let key = RefreshKey.fragment(since: since, language: language)
+            let body = try refreshBodies.body(version: snapshot.version, key: key) {
+                try renderer.fragment(added.map(\.item), language: language)
+            }
             return Response(status: 200, headers: headers, body: body)
         }
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Vary", "Accept")
-        return Response(
-            status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
+        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
+        let body = refreshBodies.body(version: snapshot.version, key: key) {
+            ItemsPayload.encode(snapshot, query: query, added: added)
+        }
+        return Response(status: 200, headers: headers, body: body)
     }
 
     func health() -> Response {

@@ -87,6 +87,22 @@ struct RouteTests {
         #expect(changed.status == 200)
     }
 
+    /// Cached bodies are shared copy-on-write, so two answers from the cache are the very same
+    /// buffer; a re-render would allocate a new one.
+    @Test(arguments: ["/", "/?lang=ko&layout=grid", "/api/items", "/api/items?limit=3"])
+    func unchangedVersionServesTheCachedBytes(target: String) async throws {
+        func address(_ response: Response) -> UnsafeRawPointer? {
+            response.body.withUnsafeBytes { $0.baseAddress }
+        }
+        let first = try await get(target)
+        let second = try await get(target)
+        #expect(first.body == second.body)
+        #expect(address(first) == address(second))
+        _ = try await post("/api/refresh")
+        let third = try await get(target)
+        #expect(address(third) != address(first))
+    }
+
     @Test func itemsApiShapeAndPaging() async throws {
         let response = try await get("/api/items?limit=2")
         #expect(response.status == 200)
