@@ -34,6 +34,7 @@ struct Configuration {
           --connection-limit N   Most open connections (default 1024)
           --per-ip-limit N       Most open connections per client IP (default 256, 0 = none)
           --timeout SECONDS      Idle connection timeout (default 15)
+          --connection-memory B  Memory per connection for request line, headers, buffers (default 65536)
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
           --quiet                No access log or info lines
           -h, --help             Show this help
@@ -104,6 +105,9 @@ struct Configuration {
             case "--per-ip-limit":
                 config.server.perIPConnectionLimit = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 0...100_000)
+            case "--connection-memory":
+                config.server.connectionMemoryLimit = try integer(
+                    value(for: flag, inline: inline), flag: flag, range: 8192...(16 << 20))
             case "--timeout":
                 config.server.connectionTimeout = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 0...3600)
