@@ -10,7 +10,7 @@ public enum Timestamp {
             + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
     }
 
-    /// `2026-01-31 12:00 UTC`, for people; the page script re-formats it in local time.
+    /// `2026-01-31 12:00 UTC`, for people; UTC keeps cached pages identical for every reader.
     public static func display(_ date: Date) -> String {
         let parts = components(date)
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) "
