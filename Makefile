@@ -2,6 +2,7 @@
 # Both install what is missing (Debian packages, PyPI packages) before building.
 
 SHELL := /bin/bash
+export PIP_ROOT_USER_ACTION := ignore
 SWIFT ?= swift
 PORT ?= 8080
 ARGS ?=
