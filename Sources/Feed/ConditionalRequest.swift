@@ -5,10 +5,9 @@ public enum ConditionalRequest {
         guard let header else { return false }
         let target = strip(etag[...])
         for candidate in header.split(separator: ",") {
-            let trimmed = candidate.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: {
-                $0 == " " || $0 == "\t"
-            })
-            let tag = Substring(String(trimmed.reversed()))
+            var tag = candidate
+            while let first = tag.first, first == " " || first == "\t" { tag = tag.dropFirst() }
+            while let last = tag.last, last == " " || last == "\t" { tag = tag.dropLast() }
             if tag == "*" || strip(tag) == target { return true }
         }
         return false

@@ -31,9 +31,9 @@ public struct FeedApp: Sendable {
     private let logger: Logger
     /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
     private let bootTag: String
-    private let pages = ResponseCache<PageKey>(capacity: 64)
-    private let itemBodies = ResponseCache<ItemsKey>(capacity: 256)
-    private let refreshBodies = ResponseCache<RefreshKey>(capacity: 256)
+    private let pages = ResponseCache<PageKey, Representation>(capacity: 64)
+    private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
+    private let refreshBodies = ResponseCache<RefreshKey, Response>(capacity: 256)
 
     /// Creates the app.
     public init(store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger()) {
@@ -86,20 +86,20 @@ public struct FeedApp: Sendable {
             layout = chosen
         }
         let snapshot = store.current
-        let etag = "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\""
-        var headers = SecurityHeaders.html
-        headers.set("Cache-Control", "no-cache")
-        headers.set("ETag", etag)
-        headers.set("Vary", "Accept-Language")
-        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: etag) {
-            return Response(status: 304, headers: headers)
-        }
         let key = PageKey(language: language, layout: layout, explicitLanguage: explicit)
-        let body = try pages.body(version: snapshot.version, key: key) {
-            try renderer.page(snapshot, language: language, layout: layout, explicitLanguage: explicit)
+        let representation = try pages.value(version: snapshot.version, key: key) {
+            var headers = SecurityHeaders.html
+            headers.set("Cache-Control", "no-cache")
+            headers.set("Vary", "Accept-Language")
+            headers.set("Content-Type", "text/html; charset=utf-8")
+            return Representation(
+                etag:
+                    "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\"",
+                headers: headers,
+                body: try renderer.page(
+                    snapshot, language: language, layout: layout, explicitLanguage: explicit))
         }
-        headers.set("Content-Type", "text/html; charset=utf-8")
-        return Response(status: 200, headers: headers, body: body)
+        return representation.response(ifNoneMatch: request.headers["If-None-Match"])
     }
 
     func formRefresh(_ request: Request) async throws -> Response {
@@ -135,19 +135,14 @@ public struct FeedApp: Sendable {
     func items(_ request: Request) throws -> Response {
         let query = try ItemsQuery(request)
         let snapshot = store.current
-        let etag = "\"\(bootTag)-v\(snapshot.version)\""
-        var headers: HTTPHeaders = [
-            "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache", "ETag": etag,
-        ]
-        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: etag) {
-            headers.remove("Content-Type")
-            return Response(status: 304, headers: headers)
-        }
         let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
-        let body = itemBodies.body(version: snapshot.version, key: key) {
-            ItemsPayload.encode(snapshot, query: query, added: nil)
+        let representation = itemBodies.value(version: snapshot.version, key: key) {
+            Representation(
+                etag: "\"\(bootTag)-v\(snapshot.version)\"",
+                headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
+                body: ItemsPayload.encode(snapshot, query: query, added: nil))
         }
-        return Response(status: 200, headers: headers, body: body)
+        return representation.response(ifNoneMatch: request.headers["If-None-Match"])
     }
 
     func apiRefresh(_ request: Request) async throws -> Response {
@@ -165,32 +160,38 @@ public struct FeedApp: Sendable {
         }
         let snapshot = outcome.snapshot
         let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? snapshot.version
-        var headers: HTTPHeaders = [
+        let added = snapshot.entries.filter { $0.addedIn > since }
+        // A storm of refreshes from readers on the same version builds each response once.
+        if AcceptHeader.prefersHTML(request.headers["Accept"]) {
+            let (language, _) = try language(for: request)
+            let key = RefreshKey.fragment(since: since, language: language)
+            return try refreshBodies.value(version: snapshot.version, key: key) {
+                var headers = Self.refreshHeaders(snapshot, added: added.count)
+                headers.set("Content-Type", "text/html; charset=utf-8")
+                headers.set("Vary", "Accept, Accept-Language")
+                for field in SecurityHeaders.html { headers.set(field.name, field.value) }
+                let body = try renderer.fragment(added.map(\.item), language: language)
+                return Response(status: 200, headers: headers, body: body).prepared()
+            }
+        }
+        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
+        return refreshBodies.value(version: snapshot.version, key: key) {
+            var headers = Self.refreshHeaders(snapshot, added: added.count)
+            headers.set("Content-Type", "application/json; charset=utf-8")
+            headers.set("Vary", "Accept")
+            return Response(
+                status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added)
+            ).prepared()
+        }
+    }
+
+    private static func refreshHeaders(_ snapshot: FeedSnapshot, added: Int) -> HTTPHeaders {
+        [
             "Cache-Control": "no-store",
             "X-Feed-Version": String(snapshot.version),
             "X-Feed-Updated-At": Timestamp.iso(snapshot.updatedAt),
+            "X-Feed-Added": String(added),
         ]
-        let added = snapshot.entries.filter { $0.addedIn > since }
-        headers.set("X-Feed-Added", String(added.count))
-        // A storm of refreshes from readers on the same version renders each body once.
-        if AcceptHeader.prefersHTML(request.headers["Accept"]) {
-            let (language, _) = try language(for: request)
-            headers.set("Content-Type", "text/html; charset=utf-8")
-            headers.set("Vary", "Accept, Accept-Language")
-            for field in SecurityHeaders.html { headers.set(field.name, field.value) }
-            let key = RefreshKey.fragment(since: since, language: language)
-            let body = try refreshBodies.body(version: snapshot.version, key: key) {
-                try renderer.fragment(added.map(\.item), language: language)
-            }
-            return Response(status: 200, headers: headers, body: body)
-        }
-        headers.set("Content-Type", "application/json; charset=utf-8")
-        headers.set("Vary", "Accept")
-        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
-        let body = refreshBodies.body(version: snapshot.version, key: key) {
-            ItemsPayload.encode(snapshot, query: query, added: added)
-        }
-        return Response(status: 200, headers: headers, body: body)
     }
 
     func health() -> Response {

@@ -1,11 +1,12 @@
+import HTTPServer
 import Synchronization
 
-/// Rendered bodies for the current version only: a newer version empties it, so nothing stale
-/// is ever served and memory stays bounded by the variants of one version.
-final class ResponseCache<Key: Hashable & Sendable>: Sendable {
+/// Values (rendered responses) for the current version only: a newer version empties it, so
+/// nothing stale is ever served and memory stays bounded by the variants of one version.
+final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var version = -1
-        var entries: [Key: [UInt8]] = [:]
+        var entries: [Key: Value] = [:]
     }
 
     private let state = Mutex(State())
@@ -15,10 +16,10 @@ final class ResponseCache<Key: Hashable & Sendable>: Sendable {
         self.capacity = capacity
     }
 
-    /// The cached body for `key` at `version`, or the result of `make`, stored for next time.
-    /// Rendering happens outside the lock; two threads may render the same body once each.
-    func body(version: Int, key: Key, make: () throws -> [UInt8]) rethrows -> [UInt8] {
-        let cached = state.withLock { state -> [UInt8]? in
+    /// The cached value for `key` at `version`, or the result of `make`, stored for next time.
+    /// Rendering happens outside the lock; two threads may render the same value once each.
+    func value(version: Int, key: Key, make: () throws -> Value) rethrows -> Value {
+        let cached = state.withLock { state -> Value? in
             state.version == version ? state.entries[key] : nil
         }
         if let cached { return cached }
@@ -33,5 +34,29 @@ final class ResponseCache<Key: Hashable & Sendable>: Sendable {
             state.entries[key] = fresh
         }
         return fresh
+    }
+}
+
+/// A cacheable representation: the full `200` and `304` responses, prepared once for the
+/// server, and the ETag that chooses between them.
+struct Representation: Sendable {
+    let etag: String
+    let ok: Response
+    let notModified: Response
+
+    /// Builds both responses from the `200`'s headers; the `304` drops `Content-Type`.
+    init(etag: String, headers: HTTPHeaders, body: [UInt8]) {
+        var headers = headers
+        headers.set("ETag", etag)
+        var bare = headers
+        bare.remove("Content-Type")
+        self.etag = etag
+        ok = Response(status: 200, headers: headers, body: body).prepared()
+        notModified = Response(status: 304, headers: bare).prepared()
+    }
+
+    /// The response for a request's `If-None-Match`.
+    func response(ifNoneMatch header: String?) -> Response {
+        ConditionalRequest.matches(header, etag: etag) ? notModified : ok
     }
 }

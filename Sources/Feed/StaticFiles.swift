@@ -8,8 +8,7 @@ public struct StaticFiles: Sendable {
     private struct Entry {
         var modified: timespec
         var size: Int
-        var body: [UInt8]
-        var etag: String
+        var representation: Representation
     }
 
     private final class Cache: Sendable {
@@ -51,21 +50,11 @@ public struct StaticFiles: Sendable {
             throw HTTPError.notFound("No such file.")
         }
         let path = root + "/" + relative
-        guard let entry = load(path) else { throw HTTPError.notFound("No such file.") }
-        var headers: HTTPHeaders = [
-            "Content-Type": Self.contentType(for: relative),
-            "ETag": entry.etag,
-            "Cache-Control": "public, max-age=300, must-revalidate",
-            "X-Content-Type-Options": "nosniff",
-        ]
-        if ConditionalRequest.matches(request.headers["If-None-Match"], etag: entry.etag) {
-            headers.remove("Content-Type")
-            return Response(status: 304, headers: headers)
-        }
-        return Response(status: 200, headers: headers, body: entry.body)
+        guard let entry = load(path, name: relative) else { throw HTTPError.notFound("No such file.") }
+        return entry.representation.response(ifNoneMatch: request.headers["If-None-Match"])
     }
 
-    private func load(_ path: String) -> Entry? {
+    private func load(_ path: String, name: String) -> Entry? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileSize
         else {
@@ -86,9 +75,15 @@ public struct StaticFiles: Sendable {
             return nil
         }
         let body = [UInt8](data)
+        let headers: HTTPHeaders = [
+            "Content-Type": Self.contentType(for: name),
+            "Cache-Control": "public, max-age=300, must-revalidate",
+            "X-Content-Type-Options": "nosniff",
+        ]
         let entry = Entry(
-            modified: info.st_mtim, size: body.count, body: body,
-            etag: "\"\(Self.fnv1a(body))-\(body.count)\"")
+            modified: info.st_mtim, size: body.count,
+            representation: Representation(
+                etag: "\"\(Self.fnv1a(body))-\(body.count)\"", headers: headers, body: body))
         cache.entries.withLock { $0[path] = entry }
         return entry
     }

@@ -145,22 +145,29 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
 private func queue(
     _ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
-    let mhdResponse = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(
-            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    let closing = core.closing.load(ordering: .acquiring)
+    let queued: MHD_Result
+    if let prepared = response.preparedHandle, !closing {
+        queued = MHD_queue_response(connection, UInt32(response.status), prepared.handle)
+    } else {
+        let mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else {
+            core.logger.error("libmicrohttpd could not allocate a response")
+            return
+        }
+        for field in response.headers
+        where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+            core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
+        }
+        if closing {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
     }
-    guard let mhdResponse else {
-        core.logger.error("libmicrohttpd could not allocate a response")
-        return
-    }
-    for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
-        core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
-    }
-    if core.closing.load(ordering: .acquiring) {
-        _ = MHD_add_response_header(mhdResponse, "Connection", "close")
-    }
-    let queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-    MHD_destroy_response(mhdResponse)
     guard queued == .YES else { return }
     context.answered = true
     if core.logger.accessLog {

@@ -1,11 +1,20 @@
 /// An HTTP response as a plain value. libmicrohttpd adds `Content-Length` and `Date`.
 public struct Response: Sendable {
     /// The status code.
-    public var status: Int
+    public var status: Int {
+        didSet { preparedHandle = nil }
+    }
     /// Header fields to send.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { preparedHandle = nil }
+    }
     /// The body bytes; shared copy-on-write, so cached bodies cost nothing to hand out.
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        didSet { preparedHandle = nil }
+    }
+    /// The libmicrohttpd object for this exact response, when built by ``prepared()``; any
+    /// change to the response drops it.
+    private(set) var preparedHandle: PreparedResponse?
 
     /// Creates a response.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
@@ -20,6 +29,18 @@ public struct Response: Sendable {
         all.set("Content-Type", contentType)
         self.init(status: status, headers: all, body: Array(text.utf8))
     }
+
+    /// This response with its libmicrohttpd object built now, for responses served many times
+    /// (cached pages and API bodies): the server then queues the same object for every request
+    /// instead of copying the body and headers each time. Invalid header values leave it unprepared.
+    public func prepared() -> Response {
+        var copy = self
+        copy.preparedHandle = PreparedResponse(self)
+        return copy
+    }
+
+    /// Whether ``prepared()`` built the libmicrohttpd object.
+    public var isPrepared: Bool { preparedHandle != nil }
 
     /// A `text/plain` response.
     public static func text(_ text: String, status: Int = 200) -> Response {
