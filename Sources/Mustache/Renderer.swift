@@ -14,6 +14,10 @@ struct Renderer {
     /// outermost definition wins, as the inheritance spec requires.
     private var overrideFrames: [[String: BlockNode]] = []
     private var depth = 0
+    /// Set once nesting reaches ``maximumDepth``: from then on no partial, parent or block is
+    /// expanded anywhere in this render. Stopping only the deepest level is not enough: a
+    /// template that includes itself twice (`{{>a}}{{>a}}`) would still expand 2^100 times.
+    private var recursionCutOff = false
 
     init(context: MustacheValue, partials: [String: MustacheTemplate]) {
         stack = [context]
@@ -67,14 +71,14 @@ struct Renderer {
                     render(children, indentation: indentation, into: &output)
                 }
             case .partial(let inclusion):
-                guard depth < Self.maximumDepth, let template = resolve(inclusion.reference) else { continue }
+                guard enterNested(), let template = resolve(inclusion.reference) else { continue }
                 // An inline partial starts mid-line, so its lines get no indentation at all.
                 let nested = inclusion.indentation.map { indentation + $0 } ?? ""
                 depth += 1
                 render(template.nodes, indentation: nested, into: &output)
                 depth -= 1
             case .parent(let parent):
-                guard depth < Self.maximumDepth, let template = resolve(parent.reference) else { continue }
+                guard enterNested(), let template = resolve(parent.reference) else { continue }
                 let nested = parent.indentation.map { indentation + $0 } ?? ""
                 overrideFrames.append(parent.overrides)
                 depth += 1
@@ -82,7 +86,7 @@ struct Renderer {
                 depth -= 1
                 overrideFrames.removeLast()
             case .block(let block):
-                guard depth < Self.maximumDepth else { continue }
+                guard enterNested() else { continue }
                 var content = block.content
                 for frame in overrideFrames {
                     if let override = frame[block.name] {
@@ -96,6 +100,13 @@ struct Renderer {
                 depth -= 1
             }
         }
+    }
+
+    /// Whether one more level of partial, parent or block may be rendered; trips the cut-off
+    /// at ``maximumDepth``.
+    private mutating func enterNested() -> Bool {
+        if depth >= Self.maximumDepth { recursionCutOff = true }
+        return !recursionCutOff
     }
 
     /// Resolves a dotted name against the context stack.
