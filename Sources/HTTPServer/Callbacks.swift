@@ -67,8 +67,8 @@ func mhdAccessHandler(
     do {
         request = try Request(
             method: context.method, path: Request.decodePath(context.path[...]),
-            headers: readHeaders(connection), body: context.body,
-            remoteAddress: prh_client_address(connection).flatMap { SocketAddress.host(of: $0) })
+            headers: readHeaders(connection), body: context.body)
+        request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
         request.query = try readQuery(connection)
     } catch {
         // The raw path still tells the app which error format to use (e.g. JSON under /api/).

@@ -65,29 +65,4 @@ enum SocketAddress {
         default: nil
         }
     }
-
-    static func host(of address: UnsafePointer<sockaddr>) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer -> String? in
-                var raw = pointer.pointee.sin_addr
-                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-                return SocketAddress.string(buffer)
-            }
-        case AF_INET6:
-            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer -> String? in
-                var raw = pointer.pointee.sin6_addr
-                guard inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-                return SocketAddress.string(buffer)
-            }
-        default:
-            return nil
-        }
-    }
-
-    private static func string(_ buffer: [CChar]) -> String {
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }

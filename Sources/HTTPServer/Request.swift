@@ -12,7 +12,12 @@ public struct Request: Sendable {
     /// The request body, already complete when a handler runs.
     public var body: [UInt8]
     /// The peer's address, e.g. `127.0.0.1`, or `nil` when unknown (tests without sockets).
-    public var remoteAddress: String?
+    /// Formatted on first read: most handlers never look at it.
+    public var remoteAddress: String? {
+        get { peer.text }
+        set { peer = newValue.map(PeerAddress.text) ?? .unknown }
+    }
+    var peer: PeerAddress = .unknown
     /// Path parameters captured by the router, e.g. `id` for `/items/:id`, `*` for a wildcard.
     public var parameters: [String: String]
 
@@ -26,8 +31,8 @@ public struct Request: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
-        self.remoteAddress = remoteAddress
         self.parameters = [:]
+        self.remoteAddress = remoteAddress
     }
 
     /// Creates a request from a raw request target such as `/a%20b?x=1&y`, decoding it once,

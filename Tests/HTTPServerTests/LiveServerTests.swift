@@ -30,6 +30,7 @@ struct LiveServerTests {
             await gate.wait()
             return .text("released")
         }
+        router.get("/whoami") { request in .text(request.remoteAddress ?? "unknown") }
         router.get("/query") { request in
             .text(
                 request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -79,6 +80,21 @@ struct LiveServerTests {
         #expect(first.header("Connection")?.lowercased() != "close")
         #expect(second.status == 200)
         #expect(second.text == "a=1 path=/query")
+        await server.shutdown()
+    }
+
+    @Test func handlersSeeTheClientAddress() async throws {
+        let server = try Self.start()
+        let port = server.port
+        let (local, other) = try await RawConnection.offPool {
+            let first = try RawConnection(port: port)
+            try first.send("GET /whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+            let second = try RawConnection(port: port, source: "127.0.0.2")
+            try second.send("GET /whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+            return (try first.readResponse().text, try second.readResponse().text)
+        }
+        #expect(local == "127.0.0.1")
+        #expect(other == "127.0.0.2")
         await server.shutdown()
     }
 
