@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for PullRefresh; see run.sh. Build with
+//   swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its folder, so the main package's identity is the
+// checkout's directory name ("main" in /work/main), not "PullRefresh".
+let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
+let dependencies: [Target.Dependency] =
+    ["FuzzerEntry"] + ["Feed", "HTTPServer", "Mustache"].map { .product(name: $0, package: root) }
+// Both targets compile the oracle from Tests/FeedTests/FuzzRegressionTests.swift (a symlink in
+// each target folder); FUZZING leaves its Swift Testing suite out.
+let settings: [SwiftSetting] = [.define("FUZZING")]
+
+let package = Package(
+    name: "PullRefreshFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        // `<module>_main` for each executable, calling libFuzzer's driver (see entry.c).
+        .target(name: "FuzzerEntry"),
+        .executableTarget(
+            name: "fuzz-mustache", dependencies: dependencies, path: "Sources/FuzzMustache",
+            swiftSettings: settings),
+        .executableTarget(
+            name: "fuzz-request", dependencies: dependencies, path: "Sources/FuzzRequest",
+            swiftSettings: settings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+../../../Tests/FeedTests/FuzzRegressionTests.swift

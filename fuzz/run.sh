@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for SECONDS (default 60):
+#
+#   fuzz/run.sh [SECONDS]
+#
+# Seeds come from fuzz/corpus/<target>/ (read-only); what libFuzzer learns goes to
+# fuzz/.build/corpus/<target>/ and is reused next time. Crashes, timeouts and OOMs are written
+# to fuzz/artifacts/ with a log per target; the script exits 1 if any target found one.
+#
+# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request"),
+# FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2" or "-runs=1000").
+#
+# Replay one input:  fuzz/.build/release/fuzz-request fuzz/artifacts/crash-…
+set -euo pipefail
+
+seconds="${1:-60}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+swift="${SWIFT:-swift}"
+targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request}"
+
+cd "$here"
+for target in $targets; do
+    "$swift" build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library \
+        --product "$target"
+done
+bin="$("$swift" build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library \
+    --show-bin-path)"
+
+mkdir -p artifacts .build/tmp
+# fuzz-request makes a Public/ folder (and a secret next to it) per process; keep them here.
+export TMPDIR="$here/.build/tmp"
+# Swift's own crash handler fights ASan's and libFuzzer's; let those report.
+export SWIFT_BACKTRACE=enable=no
+# LeakSanitizer cannot follow references that Swift packs into enum payloads (spare pointer
+# bits), so long-lived data such as the app built once per process is reported as leaked.
+export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"
+
+failed=0
+for target in $targets; do
+    name="${target#fuzz-}"
+    mkdir -p ".build/corpus/$name"
+    before="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
+    echo "== $target for ${seconds}s (log: fuzz/artifacts/$target.log)"
+    status=0
+    # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
+    "$bin/$target" ".build/corpus/$name" "corpus/$name" \
+        -dict="dict/$name.dict" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+        -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -print_pcs=0 \
+        -artifact_prefix="artifacts/" ${FUZZ_ARGS:-} >"artifacts/$target.log" 2>&1 || status=$?
+    after="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
+    grep -E '^(Done|#[0-9]+[[:space:]]+DONE|stat::)|^(==[0-9]+==|SUMMARY|Fatal error|.*invariant broken)' \
+        "artifacts/$target.log" | tail -n 12 || true
+    if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
+        echo "!! $target failed (exit $status); see fuzz/artifacts/" >&2
+        failed=1
+    fi
+done
+rm -rf "$TMPDIR"
+exit "$failed"
