@@ -26,6 +26,15 @@ struct SlowClientTests {
         }
     }
 
+    /// Whether a new connection gets no answer (refused, or closed without a response).
+    static func isTurnedAway(_ port: Int) async throws -> Bool {
+        try await RawConnection.offPool { () -> Bool in
+            guard let extra = try? RawConnection(port: port, timeoutSeconds: 3) else { return true }
+            try? extra.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            return (try? extra.readResponse()) == nil
+        }
+    }
+
     @Test func tricklingClientsAreDroppedWhileOthersAreServed() async throws {
         let server = try Self.start { $0.connectionTimeout = 1 }
         let port = server.port
@@ -59,12 +68,7 @@ struct SlowClientTests {
         var idle = try (0..<40).map { _ in try RawConnection(port: port, timeoutSeconds: 3) }
         // Give the server a moment to accept all of them, then one more is turned away.
         try await Task.sleep(for: .milliseconds(200))
-        let refused = try await RawConnection.offPool { () -> Bool in
-            guard let extra = try? RawConnection(port: port, timeoutSeconds: 3) else { return true }
-            try? extra.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            return (try? extra.readResponse()) == nil
-        }
-        #expect(refused)
+        #expect(try await Self.isTurnedAway(port))
         idle.removeAll()
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await Self.get(port).status == 200)
@@ -76,12 +80,7 @@ struct SlowClientTests {
         let port = server.port
         let hogs = try (0..<10).map { _ in try RawConnection(port: port, timeoutSeconds: 3) }
         try await Task.sleep(for: .milliseconds(200))
-        let refused = try await RawConnection.offPool { () -> Bool in
-            guard let extra = try? RawConnection(port: port, timeoutSeconds: 3) else { return true }
-            try? extra.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            return (try? extra.readResponse()) == nil
-        }
-        #expect(refused)
+        #expect(try await Self.isTurnedAway(port))
         let other = try await RawConnection.offPool {
             let connection = try RawConnection(port: port, timeoutSeconds: 5, source: "127.0.0.2")
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
