@@ -1,2 +1,157 @@
-// In-process benchmarks (cold renders and encodes); filled in by the benchmark work.
-print("feed-bench: not yet implemented")
+// feed-bench: in-process, cold (cache-free) costs of the two bodies the server builds per
+// version — the HTML page (PageRenderer.page) and the JSON items (FeedApp.encodeItems) — for a
+// 100-item snapshot. Run in release mode: `swift build -c release --product feed-bench`, then
+// `.build/release/feed-bench [--templates Templates] [--seconds 2] [--items 100]`.
+// `--profile page|json N` runs one operation N times untimed (for callgrind); `--dump page|json`
+// writes the body to stdout, so a change to the renderer or encoder can be checked byte for byte.
+//
+// Each measurement runs a short warm-up, then 5 timed batches; the reported figure is the median
+// batch's time per operation (robust against a batch disturbed by another process). The last
+// output line is `FEEDBENCH_JSON {...}` for bench/run.py.
+import Feed
+import Foundation
+import Mustache
+
+struct Options {
+    var templates = "Templates"
+    var seconds = 2.0
+    var items = 100
+    /// `--profile page|json N`: run only that operation N times, untimed (for callgrind).
+    var profile: (what: String, count: Int)?
+    /// `--dump page|json`: write that body to stdout (to check a change keeps the bytes).
+    var dump: String?
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func next() -> String {
+            index += 1
+            guard index < arguments.count else { Options.usage("missing value for \(arguments[index - 1])") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--templates": templates = next()
+            case "--seconds": seconds = Double(next()) ?? seconds
+            case "--items": items = Int(next()) ?? items
+            case "--dump": dump = next()
+            case "--profile":
+                let what = next()
+                profile = (what, Int(next()) ?? 100)
+            default: Options.usage("unknown option \(arguments[index])")
+            }
+            index += 1
+        }
+    }
+
+    static func usage(_ message: String) -> Never {
+        FileHandle.standardError.write(
+            Data("feed-bench: \(message)\nusage: feed-bench [--templates DIR] [--seconds S] [--items N] [--profile page|json COUNT] [--dump page|json]\n".utf8))
+        exit(2)
+    }
+}
+
+struct Measurement {
+    var name: String
+    var microsPerOp: Double
+    var bytes: Int
+    var opsPerSecond: Double { 1e6 / microsPerOp }
+}
+
+/// Times `body` in 5 batches of about `seconds / 5` each and returns the median µs per call.
+func measure(_ name: String, seconds: Double, _ body: () throws -> Int) rethrows -> Measurement {
+    let clock = ContinuousClock()
+    var sink = 0
+    // Warm-up and calibration: how many calls fit in ~1/10 of a batch.
+    var calibration = 0
+    let warmStart = clock.now
+    while clock.now - warmStart < .milliseconds(Int(seconds * 40)) || calibration < 3 {
+        sink &+= try body()
+        calibration += 1
+    }
+    let warmSeconds = Double((clock.now - warmStart).components.attoseconds) / 1e18
+        + Double((clock.now - warmStart).components.seconds)
+    let perCall = warmSeconds / Double(calibration)
+    let callsPerBatch = max(1, Int(seconds / 5 / perCall))
+    var batches: [Double] = []
+    for _ in 0..<5 {
+        let start = clock.now
+        for _ in 0..<callsPerBatch { sink &+= try body() }
+        let elapsed = clock.now - start
+        let micros =
+            (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+            / Double(callsPerBatch)
+        batches.append(micros)
+    }
+    batches.sort()
+    return Measurement(name: name, microsPerOp: batches[2], bytes: sink / (calibration + 5 * callsPerBatch))
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let templates = URL(fileURLWithPath: options.templates, isDirectory: true)
+do {
+    let library = try MustacheLibrary(directory: templates)
+    let localizer = try Localizer(directory: templates.appendingPathComponent("strings"))
+    let renderer = try PageRenderer(library: library, localizer: localizer)
+    // A fixed clock keeps the output byte-stable between runs (see --dump).
+    let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_780_000_000) }
+    let generator = GeneratorSource(seed: 42, now: fixedNow)
+
+    func snapshot(_ count: Int) -> FeedSnapshot {
+        FeedStore(
+            initial: generator.initialItems(count: count), source: generator, delay: .zero,
+            maxItems: max(count, 1), now: fixedNow
+        ).current
+    }
+    let big = snapshot(options.items)
+    let small = snapshot(12)
+    precondition(big.entries.count == options.items, "expected \(options.items) items")
+
+    if let what = options.dump {
+        let bytes: [UInt8]
+        switch what {
+        case "page": bytes = try renderer.page(big, language: "en", layout: .list, explicitLanguage: false)
+        case "json": bytes = FeedApp.encodeItems(big, limit: options.items)
+        default: Options.usage("--dump takes page or json")
+        }
+        FileHandle.standardOutput.write(Data(bytes))
+        exit(0)
+    }
+    if let (what, count) = options.profile {
+        var sink = 0
+        for _ in 0..<count {
+            switch what {
+            case "page": sink &+= try renderer.page(big, language: "en", layout: .list, explicitLanguage: false).count
+            case "json": sink &+= FeedApp.encodeItems(big, limit: options.items).count
+            default: Options.usage("--profile takes page or json")
+            }
+        }
+        print("feed-bench: profiled \(count) × \(what), \(sink / max(count, 1)) bytes each")
+        exit(0)
+    }
+
+    let results = [
+        try measure("page_\(options.items)", seconds: options.seconds) {
+            try renderer.page(big, language: "en", layout: .list, explicitLanguage: false).count
+        },
+        measure("json_\(options.items)", seconds: options.seconds) {
+            FeedApp.encodeItems(big, limit: options.items).count
+        },
+        try measure("page_12", seconds: options.seconds / 2) {
+            try renderer.page(small, language: "en", layout: .list, explicitLanguage: false).count
+        },
+    ]
+    for result in results {
+        print(
+            String(
+                format: "%-10@ %9.1f µs/op  %10.0f ops/s  %7d bytes", result.name as NSString,
+                result.microsPerOp, result.opsPerSecond, result.bytes))
+    }
+    let json = results.map {
+        "\"\($0.name)\":{\"us_per_op\":\(String(format: "%.2f", $0.microsPerOp)),"
+            + "\"ops_per_s\":\(String(format: "%.0f", $0.opsPerSecond)),\"bytes\":\($0.bytes)}"
+    }.joined(separator: ",")
+    print("FEEDBENCH_JSON {\(json)}")
+} catch {
+    FileHandle.standardError.write(Data("feed-bench: \(error)\n".utf8))
+    exit(1)
+}
