@@ -743,6 +743,14 @@ def report(meta: dict, check_lines: list[str], compared: dict, storms: dict, col
     return "\n".join(out), goals
 
 
+def invocation() -> str:
+    """The command as typed: `make bench` under make, else the script, with any BENCH_* settings."""
+    settings = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items())
+                        if k.startswith("BENCH_") and k != "BENCH_COMMAND")
+    command = "make bench" if "MAKELEVEL" in os.environ else "python3 bench/run.py"
+    return os.environ.get("BENCH_COMMAND", (settings + " " if settings else "") + command)
+
+
 def ours_connection_memory() -> str:
     """The server's default per-connection memory, as its --help states it."""
     try:
@@ -847,7 +855,7 @@ def main() -> int:
         "load_before": load_before, "load_after": loadavg(), "quiet": quiet, "foreign": foreign,
         "busy": foreign > 0.10 or "NOT quiet" in quiet,
         "pinning": pinning, "elapsed": time.time() - started, "connection_memory": ours_connection_memory(),
-        "command": os.environ.get("BENCH_COMMAND", ("BENCH_QUICK=1 " if QUICK else "") + "make bench"),
+        "command": invocation(),
     })
     text, goals = report(meta, check_lines, compared, storms, cold, mem, assets)
     with open(RESULTS, "w") as f:
