@@ -4,7 +4,7 @@ import Mustache
 
 /// The product's HTTP surface: the page, the no-JS refresh, the JSON API, health, the OpenAPI
 /// document and static files, wired into a ``Router``.
-public struct FeedApp: Sendable {
+public final class FeedApp: Sendable {
     struct PageKey: Hashable, Sendable {
         var language: String
         var layout: PageRenderer.Layout

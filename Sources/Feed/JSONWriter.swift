@@ -21,23 +21,37 @@ struct JSONWriter {
 
     mutating func string(_ value: String) {
         bytes.append(34)
-        for byte in value.utf8 {
-            switch byte {
-            case 34: bytes.append(contentsOf: [92, 34])
-            case 92: bytes.append(contentsOf: [92, 92])
-            case 10: bytes.append(contentsOf: [92, 110])
-            case 13: bytes.append(contentsOf: [92, 114])
-            case 9: bytes.append(contentsOf: [92, 116])
-            case 0..<32, 127:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            case 60:
-                // Escape '<' so JSON embedded anywhere can never close a <script> element.
-                bytes.append(contentsOf: Array("\\u003c".utf8))
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 32 || byte == 34 || byte == 92 || byte == 60 || byte == 127 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                escape(byte)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(34)
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case 34: raw("\\\"")
+        case 92: raw("\\\\")
+        case 10: raw("\\n")
+        case 13: raw("\\r")
+        case 9: raw("\\t")
+        case 60: raw("\\u003c")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            raw("\\u00")
+            hex.withUTF8Buffer { digits in
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 15)])
+            }
+        }
     }
 
     mutating func item(_ entry: FeedSnapshot.Entry) {

@@ -3,12 +3,14 @@ import HTTPServer
 import Synchronization
 
 /// Serves files from `Public/` under `/static/`: no listings, no way out of the folder, an ETag
-/// from the content, and an in-memory copy refreshed whenever the file's size or mtime change.
+/// from the content, and an in-memory copy refreshed when the file's size or mtime change
+/// (checked at most once a second per file, so a hot asset costs no system call).
 public struct StaticFiles: Sendable {
     private struct Entry {
         var modified: timespec
         var size: Int
         var representation: Representation
+        var checked: ContinuousClock.Instant
     }
 
     private final class Cache: Sendable {
@@ -41,30 +43,55 @@ public struct StaticFiles: Sendable {
 
     /// Answers `GET /static/<relative>`; `relative` is the decoded rest of the path.
     public func respond(relative: String, request: Request) throws(HTTPError) -> Response {
-        let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
-        // Hidden files, empty segments and dot segments are never served; a decoded `..`
-        // (from %2e%2e) is caught here too because the path was decoded exactly once.
-        guard !relative.isEmpty,
-            segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("\\") })
-        else {
-            throw HTTPError.notFound("No such file.")
+        guard Self.isServable(relative) else { throw HTTPError.notFound("No such file.") }
+        let now = ContinuousClock.now
+        if let fresh = cache.entries.withLock({ entries -> Entry? in
+            guard let entry = entries[relative], now - entry.checked < .seconds(1) else { return nil }
+            return entry
+        }) {
+            return fresh.representation.response(ifNoneMatch: request.headers["If-None-Match"])
         }
-        let path = root + "/" + relative
-        guard let entry = load(path, name: relative) else { throw HTTPError.notFound("No such file.") }
+        guard let entry = load(relative, now: now) else { throw HTTPError.notFound("No such file.") }
         return entry.representation.response(ifNoneMatch: request.headers["If-None-Match"])
     }
 
-    private func load(_ path: String, name: String) -> Entry? {
+    /// Hidden files, empty segments and dot segments are never served, nor backslashes or NULs;
+    /// a decoded `..` (from `%2e%2e`) is caught here too, as the path was decoded exactly once.
+    static func isServable(_ relative: String) -> Bool {
+        var segmentStart = true
+        for byte in relative.utf8 {
+            switch byte {
+            case 47:
+                if segmentStart { return false }
+                segmentStart = true
+                continue
+            case 46 where segmentStart, 92, 0:
+                return false
+            default:
+                break
+            }
+            segmentStart = false
+        }
+        return !segmentStart
+    }
+
+    private func load(_ relative: String, now: ContinuousClock.Instant) -> Entry? {
+        let path = root + "/" + relative
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileSize
         else {
+            cache.entries.withLock { _ = $0.removeValue(forKey: relative) }
             return nil
         }
-        if let cached = cache.entries.withLock({ $0[path] }), cached.size == Int(info.st_size),
-            cached.modified.tv_sec == info.st_mtim.tv_sec, cached.modified.tv_nsec == info.st_mtim.tv_nsec
-        {
+        let unchanged = cache.entries.withLock { entries -> Entry? in
+            guard var cached = entries[relative], cached.size == Int(info.st_size),
+                cached.modified.tv_sec == info.st_mtim.tv_sec, cached.modified.tv_nsec == info.st_mtim.tv_nsec
+            else { return nil }
+            cached.checked = now
+            entries[relative] = cached
             return cached
         }
+        if let unchanged { return unchanged }
         // Symlinks must not lead outside the folder.
         guard let resolved = realpath(path, nil) else { return nil }
         let real = String(
@@ -76,15 +103,16 @@ public struct StaticFiles: Sendable {
         }
         let body = [UInt8](data)
         let headers: HTTPHeaders = [
-            "Content-Type": Self.contentType(for: name),
+            "Content-Type": Self.contentType(for: relative),
             "Cache-Control": "public, max-age=300, must-revalidate",
             "X-Content-Type-Options": "nosniff",
         ]
         let entry = Entry(
             modified: info.st_mtim, size: body.count,
             representation: Representation(
-                etag: "\"\(Self.fnv1a(body))-\(body.count)\"", headers: headers, body: body))
-        cache.entries.withLock { $0[path] = entry }
+                etag: "\"\(Self.fnv1a(body))-\(body.count)\"", headers: headers, body: body),
+            checked: now)
+        cache.entries.withLock { $0[relative] = entry }
         return entry
     }
 

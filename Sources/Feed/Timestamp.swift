@@ -6,15 +6,64 @@ public enum Timestamp {
     /// `2026-01-31T12:00:00Z` (seconds precision).
     public static func iso(_ date: Date) -> String {
         let parts = components(date)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
-            + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return "\(year)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
+                + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
+        }
+        return String(unsafeUninitializedCapacity: 20) { out in
+            digits4(year, out, 0)
+            out[4] = 45
+            digits2(parts.tm_mon + 1, out, 5)
+            out[7] = 45
+            digits2(parts.tm_mday, out, 8)
+            out[10] = 84
+            digits2(parts.tm_hour, out, 11)
+            out[13] = 58
+            digits2(parts.tm_min, out, 14)
+            out[16] = 58
+            digits2(parts.tm_sec, out, 17)
+            out[19] = 90
+            return 20
+        }
     }
 
     /// `2026-01-31 12:00 UTC`, for people; UTC keeps cached pages identical for every reader.
     public static func display(_ date: Date) -> String {
         let parts = components(date)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) "
-            + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)) UTC"
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return "\(year)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) "
+                + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)) UTC"
+        }
+        return String(unsafeUninitializedCapacity: 20) { out in
+            digits4(year, out, 0)
+            out[4] = 45
+            digits2(parts.tm_mon + 1, out, 5)
+            out[7] = 45
+            digits2(parts.tm_mday, out, 8)
+            out[10] = 32
+            digits2(parts.tm_hour, out, 11)
+            out[13] = 58
+            digits2(parts.tm_min, out, 14)
+            out[16] = 32
+            out[17] = 85
+            out[18] = 84
+            out[19] = 67
+            return 20
+        }
+    }
+
+    private static func digits2(_ value: Int32, _ out: UnsafeMutableBufferPointer<UInt8>, _ at: Int) {
+        out[at] = UInt8(truncatingIfNeeded: 48 + value / 10)
+        out[at + 1] = UInt8(truncatingIfNeeded: 48 + value % 10)
+    }
+
+    private static func digits4(_ value: Int, _ out: UnsafeMutableBufferPointer<UInt8>, _ at: Int) {
+        out[at] = UInt8(truncatingIfNeeded: 48 + value / 1000)
+        out[at + 1] = UInt8(truncatingIfNeeded: 48 + value / 100 % 10)
+        out[at + 2] = UInt8(truncatingIfNeeded: 48 + value / 10 % 10)
+        out[at + 3] = UInt8(truncatingIfNeeded: 48 + value % 10)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; nil for anything else.

@@ -11,6 +11,9 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     let segments: [Segment]
 
+    /// Whether the pattern has no parameters or wildcard, so it matches exactly one path.
+    let isLiteral: Bool
+
     /// The pattern as written.
     public let description: String
 
@@ -31,6 +34,10 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.segments = segments
+        isLiteral = segments.allSatisfy {
+            if case .literal = $0 { return true }
+            return false
+        }
     }
 
     /// Matches a decoded path, returning captured parameters, or nil. A trailing slash is

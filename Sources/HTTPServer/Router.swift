@@ -23,6 +23,8 @@ public struct Router: Sendable {
     public typealias ErrorRenderer = @Sendable (any HTTPResponseError, Request) -> Response
 
     private var routes: [Route] = []
+    /// Routes without parameters, by path: found with one hash lookup instead of a scan.
+    private var literalRoutes: [String: Int] = [:]
     private var errorRenderer: ErrorRenderer
     private let logger: Logger
 
@@ -38,6 +40,7 @@ public struct Router: Sendable {
         if let index = routes.firstIndex(where: { $0.pattern == pattern }) {
             routes[index].handlers[method] = handler
         } else {
+            if pattern.isLiteral { literalRoutes[path] = routes.count }
             routes.append(Route(pattern: pattern, handlers: [method: handler]))
         }
     }
@@ -57,8 +60,16 @@ public struct Router: Sendable {
     /// Routes a request: a ready response for immediate handlers and errors, or work to await.
     public func route(_ request: Request) -> Outcome {
         var allowed: Set<String> = []
-        for route in routes {
-            guard let parameters = route.pattern.match(request.path) else { continue }
+        let literal = literalRoutes[request.path]
+        for (index, route) in routes.enumerated() {
+            let parameters: [String: String]
+            if route.pattern.isLiteral {
+                guard index == literal else { continue }
+                parameters = [:]
+            } else {
+                guard let captured = route.pattern.match(request.path) else { continue }
+                parameters = captured
+            }
             let method = request.method == "HEAD" && route.handlers["HEAD"] == nil ? "GET" : request.method
             guard let handler = route.handlers[method] else {
                 allowed.formUnion(route.handlers.keys)

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool, keep-alive, suspended
+/// An HTTP/1.1 server on libmicrohttpd: a thread pool (poll or epoll), keep-alive, suspended
 /// connections for async handlers, and a graceful shutdown that never trips MHD's panic.
 ///
 /// No C type escapes this class: handlers see ``Request`` and return ``Response``.
@@ -48,9 +48,9 @@ public final class Server: Sendable {
         }
         items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
+        let mechanism = options.polling == .epoll ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
         let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | mechanism | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ITC.rawValue
         let started = items.withUnsafeMutableBufferPointer {
             prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)

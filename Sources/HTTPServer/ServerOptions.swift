@@ -6,7 +6,7 @@ public struct ServerOptions: Sendable {
     public var host: String = "127.0.0.1"
     /// TCP port; `0` asks the kernel for a free one (see ``Server/port``).
     public var port: Int = 8080
-    /// Worker threads in libmicrohttpd's epoll pool.
+    /// Worker threads in libmicrohttpd's pool.
     public var threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Most simultaneous connections; more are refused by libmicrohttpd.
     public var connectionLimit: Int = 1024
@@ -15,7 +15,11 @@ public struct ServerOptions: Sendable {
     /// Seconds of inactivity after which a connection is closed (slow or idle clients).
     public var connectionTimeout: Int = 15
     /// Bytes of memory per connection for the request line, headers and I/O buffers.
-    public var connectionMemoryLimit: Int = 64 * 1024
+    /// libmicrohttpd 0.9.75 zeroes all of it on every request, so bigger costs time per request
+    /// and resident memory per connection; 16 KiB holds a request with several KiB of cookies.
+    public var connectionMemoryLimit: Int = 16 * 1024
+    /// How libmicrohttpd's worker threads wait for sockets.
+    public var polling: Polling = .poll
     /// Largest accepted request body in bytes; larger ones are answered `413`.
     public var maxBodySize: Int = 1 << 20
     /// Most requests whose handlers may be awaiting at once; beyond it: `503` + `Retry-After`.
@@ -26,6 +30,16 @@ public struct ServerOptions: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// `listen(2)` backlog.
     public var listenBacklog: Int = 1024
+
+    /// The event mechanism of libmicrohttpd's internal threads.
+    public enum Polling: String, Sendable, CaseIterable {
+        /// `poll(2)`, the default: libmicrohttpd 0.9.75's epoll loop stalls for the full
+        /// connection timeout when `epoll_wait` returns exactly 128 ready sockets (seen with
+        /// 256 busy keep-alive connections on one thread), and poll has no such limit.
+        case poll
+        /// `epoll(7)`: scales to more idle connections, subject to the stall above.
+        case epoll
+    }
 
     /// Creates options with the defaults above.
     public init() {}

@@ -34,7 +34,8 @@ struct Configuration {
           --connection-limit N   Most open connections (default 1024)
           --per-ip-limit N       Most open connections per client IP (default 256, 0 = none)
           --timeout SECONDS      Idle connection timeout (default 15)
-          --connection-memory B  Memory per connection for request line, headers, buffers (default 65536)
+          --connection-memory B  Memory per connection for request line, headers, buffers (default 16384)
+          --polling poll|epoll   libmicrohttpd's event mechanism (default poll; see README)
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
           --quiet                No access log or info lines
           -h, --help             Show this help
@@ -108,6 +109,12 @@ struct Configuration {
             case "--connection-memory":
                 config.server.connectionMemoryLimit = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 8192...(16 << 20))
+            case "--polling":
+                let text = try value(for: flag, inline: inline)
+                guard let polling = ServerOptions.Polling(rawValue: text) else {
+                    throw UsageError("--polling must be 'poll' or 'epoll', got '\(text)'")
+                }
+                config.server.polling = polling
             case "--timeout":
                 config.server.connectionTimeout = try integer(
                     value(for: flag, inline: inline), flag: flag, range: 0...3600)

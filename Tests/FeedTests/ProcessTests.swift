@@ -129,6 +129,7 @@ struct ProcessTests {
         (["--bogus"], "unknown option '--bogus'"),
         (["--reload-delay", "soon"], "--reload-delay must be a duration"),
         (["--max-items", "0"], "--max-items must be"), (["--seed"], "--seed needs a value"),
+        (["--polling", "select"], "--polling must be 'poll' or 'epoll'"),
     ])
     func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
         let result = try await Self.run(arguments)

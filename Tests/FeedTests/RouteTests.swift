@@ -260,6 +260,19 @@ struct RouteTests {
         #expect(!Fixtures.text(response).contains("TOP SECRET"))
     }
 
+    @Test func editedStaticFilesAreServedWithinASecond() async throws {
+        let first = try await get("/static/app.css")
+        try "body{margin:1px}\n".write(
+            to: root.appendingPathComponent("Public/app.css"), atomically: true, encoding: .utf8)
+        try await Task.sleep(for: .milliseconds(1100))
+        let second = try await get("/static/app.css")
+        #expect(Fixtures.text(second) == "body{margin:1px}\n")
+        #expect(second.headers["ETag"] != first.headers["ETag"])
+        try FileManager.default.removeItem(at: root.appendingPathComponent("Public/app.css"))
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await get("/static/app.css").status == 404)
+    }
+
     @Test func staticRejectsNulAndBadEscapesAs400() async throws {
         #expect(throws: HTTPError.self) { try Request(method: "GET", target: "/static/app.css%00.js") }
     }

@@ -64,8 +64,9 @@ struct LiveServerTests {
         await server.shutdown()
     }
 
-    @Test func keepAliveAnswersTheSecondRequestOnTheSameSocket() async throws {
-        let server = try Self.start()
+    @Test(arguments: ServerOptions.Polling.allCases)
+    func keepAliveAnswersTheSecondRequestOnTheSameSocket(polling: ServerOptions.Polling) async throws {
+        let server = try Self.start { $0.polling = polling }
         let port = server.port
         let (first, second) = try await RawConnection.offPool {
             let connection = try RawConnection(port: port)
