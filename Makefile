@@ -61,5 +61,10 @@ contract-test: build-debug contract-deps
 ## browser tests.
 test: deps lint swift-test js-test contract-test browser-test
 
+## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
+## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run).
+bench: deps
+	$(PYTHON) bench/run.py
+
 clean:
 	rm -rf .build
