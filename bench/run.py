@@ -262,8 +262,9 @@ class Server:
 
 # Extra flags for our server, e.g. BENCH_SERVER_ARGS="--connection-memory 16384" to try a setting.
 SERVER_ARGS = os.environ.get("BENCH_SERVER_ARGS", "").split()
-# BENCH_TWIN_POLL=1: the twin uses poll() instead of epoll — set it if our server does too.
-TWIN_POLL = os.environ.get("BENCH_TWIN_POLL", "") not in ("", "0")
+# The twin waits with poll(), like our server's default (--polling poll); BENCH_TWIN_POLL=0 gives
+# it epoll, for comparing with `BENCH_SERVER_ARGS="--polling epoll"`.
+TWIN_POLL = os.environ.get("BENCH_TWIN_POLL", "1") not in ("", "0")
 
 
 def ours(extra: list[str] = (), threads: int = THREADS) -> Server:
@@ -688,7 +689,9 @@ def report(meta: dict, check_lines: list[str], compared: dict, storms: dict, col
         f"- Pinning: {meta['pinning']}",
         (f"- Extra flags for our server: `{' '.join(SERVER_ARGS)}` (BENCH_SERVER_ARGS).\n" if SERVER_ARGS else "")
         + f"- Servers: both with {THREADS} worker thread(s) (`--threads {THREADS}`; the twin's pool the same), "
-        "libmicrohttpd internal polling thread + epoll, keep-alive. With the servers sharing one core, more "
+        f"libmicrohttpd internal polling thread + {'poll' if TWIN_POLL else 'epoll'} (ours: "
+        f"{'--polling epoll' if '--polling' in SERVER_ARGS and 'epoll' in SERVER_ARGS else 'the default, poll'}), "
+        "keep-alive. With the servers sharing one core, more "
         "threads would only time-slice it.",
         f"- Load generator: `wrk -t {1 if PINNED else 2} -c {CONNECTIONS} -d {DURATION}s --latency`; {WARMUP} s "
         f"warm-up per server and scenario, then {ROUNDS} round(s) alternating ours / twin (A B A B …); each "
