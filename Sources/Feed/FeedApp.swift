@@ -72,6 +72,15 @@ public final class FeedApp: Sendable {
         return ItemsPayload.encode(snapshot, query: query, added: nil)
     }
 
+    /// A cached value for the current version; only a miss copies the snapshot and builds.
+    private func cached<Key, Value>(
+        _ cache: ResponseCache<Key, Value>, key: Key, build: (FeedSnapshot) throws -> Value
+    ) rethrows -> Value {
+        if let hit = cache.lookup(version: store.currentVersion, key: key) { return hit }
+        let snapshot = store.current
+        return try cache.value(version: snapshot.version, key: key) { try build(snapshot) }
+    }
+
     // MARK: Page
 
     func page(_ request: Request) throws -> Response {
@@ -85,9 +94,8 @@ public final class FeedApp: Sendable {
             }
             layout = chosen
         }
-        let snapshot = store.current
         let key = PageKey(language: language, layout: layout, explicitLanguage: explicit)
-        let representation = try pages.value(version: snapshot.version, key: key) {
+        let representation = try cached(pages, key: key) { snapshot in
             var headers = SecurityHeaders.html
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept-Language")
@@ -134,9 +142,8 @@ public final class FeedApp: Sendable {
 
     func items(_ request: Request) throws -> Response {
         let query = try ItemsQuery(request)
-        let snapshot = store.current
         let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
-        let representation = itemBodies.value(version: snapshot.version, key: key) {
+        let representation = cached(itemBodies, key: key) { snapshot in
             Representation(
                 etag: "\"\(bootTag)-v\(snapshot.version)\"",
                 headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],

@@ -23,6 +23,7 @@ public actor FeedStore {
     private let now: @Sendable () -> Date
     private let published: Mutex<FeedSnapshot>
     private let reloadCounter = Atomic<Int>(0)
+    private let publishedVersion = Atomic<Int>(1)
     private var inFlight: Task<Result<ReloadOutcome, FeedError>, Never>?
     private var lastError: FeedError?
 
@@ -46,6 +47,11 @@ public actor FeedStore {
     /// The latest snapshot; cheap, never waits for a reload.
     public nonisolated var current: FeedSnapshot {
         published.withLock { $0 }
+    }
+
+    /// The latest snapshot's version, read without a lock: enough to find cached responses.
+    public nonisolated var currentVersion: Int {
+        publishedVersion.load(ordering: .acquiring)
     }
 
     /// How many reloads have started since the store was created.
@@ -95,6 +101,7 @@ public actor FeedStore {
         lastError = nil
         let next = Self.merge(before, with: items, maxItems: maxItems, at: now())
         published.withLock { $0 = next }
+        publishedVersion.store(next.version, ordering: .releasing)
         return .success(ReloadOutcome(snapshot: next, reloadNumber: number))
     }
 

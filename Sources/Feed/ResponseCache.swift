@@ -16,6 +16,11 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.capacity = capacity
     }
 
+    /// The cached value for `key` if the cache holds `version`.
+    func lookup(version: Int, key: Key) -> Value? {
+        state.withLock { state in state.version == version ? state.entries[key] : nil }
+    }
+
     /// The cached value for `key` at `version`, or the result of `make`, stored for next time.
     /// Rendering happens outside the lock; two threads may render the same value once each.
     func value(version: Int, key: Key, make: () throws -> Value) rethrows -> Value {

@@ -16,7 +16,8 @@ func mhdAccessHandler(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
     guard let stored = conCls.pointee else {
-        let context = RequestContext(startNanos: MonotonicClock.nanos())
+        // The clock is read only for the access log, which --quiet turns off.
+        let context = RequestContext(startNanos: core.logger.accessLog ? MonotonicClock.nanos() : 0)
         conCls.pointee = Unmanaged.passRetained(context).toOpaque()
         core.inFlight.add(1, ordering: .relaxed)
         context.method = method.map { String(cString: $0) } ?? ""
@@ -66,7 +67,7 @@ func mhdAccessHandler(
     var request: Request
     do {
         request = try Request(
-            method: context.method, path: Request.decodePath(context.path[...]),
+            method: context.method, path: Request.decodePath(context.path),
             headers: readHeaders(connection), body: context.body)
         request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
         request.query = try readQuery(connection)

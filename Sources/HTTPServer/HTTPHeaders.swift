@@ -69,10 +69,10 @@ extension String {
         let lhs = self.utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
-        for (a, b) in zip(lhs, rhs) where a != b {
-            let la = (a >= 65 && a <= 90) ? a + 32 : a
-            let lb = (b >= 65 && b <= 90) ? b + 32 : b
-            if la != lb { return false }
+        var right = rhs.makeIterator()
+        for a in lhs {
+            guard let b = right.next() else { return false }
+            if a != b, a | 0x20 != b | 0x20 || !(97...122).contains(a | 0x20) { return false }
         }
         return true
     }

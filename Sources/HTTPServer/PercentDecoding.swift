@@ -12,6 +12,14 @@ enum PercentDecoding {
 
     /// Decodes `%XX` escapes (and `+` as space when `plusIsSpace`), rejecting bad escapes,
     /// NUL bytes and invalid UTF-8 so that later code only ever sees clean strings.
+    /// As below, but hands back `input` itself, uncopied, when there is nothing to decode.
+    static func decode(_ input: String, plusIsSpace: Bool) throws(Failure) -> String {
+        if !input.utf8.contains(where: { $0 == 37 || $0 == 0 || (plusIsSpace && $0 == 43) }) {
+            return input
+        }
+        return try decode(input[...], plusIsSpace: plusIsSpace)
+    }
+
     static func decode(_ input: Substring, plusIsSpace: Bool) throws(Failure) -> String {
         let utf8 = input.utf8
         if !utf8.contains(where: { $0 == 37 || $0 == 0 || (plusIsSpace && $0 == 43) }) {

@@ -82,7 +82,12 @@ public struct Request: Sendable {
     }
 
     static func decodePath(_ raw: Substring) throws(HTTPError) -> String {
-        guard raw.first == "/" || raw == "*" else {
+        try decodePath(String(raw))
+    }
+
+    /// Decodes a raw path; a path without escapes comes back as the same string, uncopied.
+    static func decodePath(_ raw: String) throws(HTTPError) -> String {
+        guard raw.utf8.first == 47 || raw == "*" else {
             throw HTTPError.badRequest("The request path must start with '/'.", code: "bad_path")
         }
         do {

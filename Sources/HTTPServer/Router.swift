@@ -8,7 +8,20 @@ import Foundation
 public struct Router: Sendable {
     struct Route: Sendable {
         let pattern: PathPattern
-        var handlers: [String: Handler]
+        /// A handful of methods per path: a scan beats hashing the method on every request.
+        var handlers: [(method: String, handler: Handler)]
+
+        func handler(for method: String) -> Handler? {
+            for entry in handlers where entry.method == method {
+                return entry.handler
+            }
+            return nil
+        }
+
+        mutating func set(_ method: String, _ handler: Handler) {
+            handlers.removeAll { $0.method == method }
+            handlers.append((method, handler))
+        }
     }
 
     /// What the server should do with a request.
@@ -38,10 +51,10 @@ public struct Router: Sendable {
     public mutating func on(_ method: String, _ path: String, _ handler: Handler) {
         let pattern = PathPattern(path)
         if let index = routes.firstIndex(where: { $0.pattern == pattern }) {
-            routes[index].handlers[method] = handler
+            routes[index].set(method, handler)
         } else {
             if pattern.isLiteral { literalRoutes[path] = routes.count }
-            routes.append(Route(pattern: pattern, handlers: [method: handler]))
+            routes.append(Route(pattern: pattern, handlers: [(method, handler)]))
         }
     }
 
@@ -70,9 +83,10 @@ public struct Router: Sendable {
                 guard let captured = route.pattern.match(request.path) else { continue }
                 parameters = captured
             }
-            let method = request.method == "HEAD" && route.handlers["HEAD"] == nil ? "GET" : request.method
-            guard let handler = route.handlers[method] else {
-                allowed.formUnion(route.handlers.keys)
+            let method =
+                request.method == "HEAD" && route.handler(for: "HEAD") == nil ? "GET" : request.method
+            guard let handler = route.handler(for: method) else {
+                allowed.formUnion(route.handlers.map(\.method))
                 continue
             }
             var routed = request

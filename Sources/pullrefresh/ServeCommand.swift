@@ -27,6 +27,7 @@ enum ServeCommand {
         } catch {
             return fail("\(error)")
         }
+        let signals = SignalWaiter()
         let server: Server
         do {
             server = try Server(router: app.router(), options: config.server, logger: logger)
@@ -34,7 +35,7 @@ enum ServeCommand {
             return fail(error.description)
         }
         logger.always("pullrefresh listening on http://\(server.address)")
-        let signalName = await SignalWaiter.wait()
+        let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         await server.shutdown()
         return 0

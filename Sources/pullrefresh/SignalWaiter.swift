@@ -1,45 +1,46 @@
 import Dispatch
 import Foundation
 
-/// Waits for SIGTERM or SIGINT. Lives outside main.swift so its handlers are not inferred to be
-/// @MainActor (they run on a Dispatch queue).
-enum SignalWaiter {
-    /// Returns the name of the first termination signal received.
-    static func wait() async -> String {
-        signal(SIGPIPE, SIG_IGN)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let queue = DispatchQueue(label: "pullrefresh.signals")
-            let fired = SignalOnce(continuation)
-            for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { fired.fire(name) }
-                source.resume()
-                fired.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes the continuation once, however many signals arrive; keeps the sources alive.
-private final class SignalOnce: @unchecked Sendable {
+/// Catches SIGTERM and SIGINT from the moment it is created, so a signal that arrives right
+/// after the startup line is never lost to the default action. Lives outside main.swift so its
+/// handlers are not inferred to be @MainActor (they run on a Dispatch queue).
+final class SignalWaiter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: String?
     private var continuation: CheckedContinuation<String, Never>?
     private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
 
-    init(_ continuation: CheckedContinuation<String, Never>) {
-        self.continuation = continuation
+    init() {
+        signal(SIGPIPE, SIG_IGN)
+        let queue = DispatchQueue(label: "pullrefresh.signals")
+        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in self?.fire(name) }
+            source.resume()
+            sources.append(source)
+        }
     }
 
-    func keep(_ source: any DispatchSourceSignal) {
-        lock.withLock { sources.append(source) }
+    /// Returns the name of the first termination signal, at once if one already arrived.
+    func wait() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let ready = lock.withLock { () -> String? in
+                if let received { return received }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 
-    func fire(_ name: String) {
-        let pending = lock.withLock { () -> CheckedContinuation<String, Never>? in
+    private func fire(_ name: String) {
+        let waiting = lock.withLock { () -> CheckedContinuation<String, Never>? in
+            guard received == nil else { return nil }
+            received = name
             defer { continuation = nil }
             return continuation
         }
-        pending?.resume(returning: name)
+        waiting?.resume(returning: name)
     }
 }
