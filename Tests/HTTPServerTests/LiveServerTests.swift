@@ -207,6 +207,23 @@ struct LiveServerTests {
         await server.shutdown()
     }
 
+    /// The default 16 KiB of connection memory still fits a browser with several KiB of cookies.
+    @Test func largeRealisticHeadersFitTheDefaultConnectionMemory() async throws {
+        let server = try Self.start { $0.connectionMemoryLimit = ServerOptions().connectionMemoryLimit }
+        let port = server.port
+        let cookie = "session=" + String(repeating: "c", count: 6000)
+        let agent = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15"
+        let response = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send(
+                "GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: \(agent)\r\nAccept-Language: tr-TR,tr;q=0.9\r\n"
+                    + "Cookie: \(cookie)\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(response.status == 200)
+        await server.shutdown()
+    }
+
     @Test func badPercentEscapesAre400() async throws {
         let server = try Self.start()
         let port = server.port
