@@ -93,7 +93,8 @@ func mhdAccessHandler(
     case .deferred(let work):
         guard core.reservePending(context) else {
             let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
-            queue(core.router.response(for: busy, request: request), for: context, on: connection, core: core)
+            let bare = Request(method: context.method, path: context.path)
+            queue(core.router.response(for: busy, request: bare), for: context, on: connection, core: core)
             return .YES
         }
         context.suspend(connection)

@@ -14,9 +14,14 @@ enum PercentDecoding {
     /// NUL bytes and invalid UTF-8 so that later code only ever sees clean strings.
     /// As below, but hands back `input` itself, uncopied, when there is nothing to decode.
     static func decode(_ input: String, plusIsSpace: Bool) throws(Failure) -> String {
-        if !input.utf8.contains(where: { $0 == 37 || $0 == 0 || (plusIsSpace && $0 == 43) }) {
-            return input
+        var scanned = input
+        let clean = scanned.withUTF8 { bytes in
+            for byte in bytes where byte == 37 || byte == 0 || (plusIsSpace && byte == 43) {
+                return false
+            }
+            return true
         }
+        if clean { return input }
         return try decode(input[...], plusIsSpace: plusIsSpace)
     }
 

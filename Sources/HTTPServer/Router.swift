@@ -71,8 +71,10 @@ public struct Router: Sendable {
     }
 
     /// Routes a request: a ready response for immediate handlers and errors, or work to await.
-    public func route(_ request: Request) -> Outcome {
+    /// Takes the request by value and hands that same value on, so it is never copied.
+    public func route(_ request: consuming Request) -> Outcome {
         var allowed: Set<String> = []
+        var found: (handler: Handler, parameters: [String: String])?
         let literal = literalRoutes[request.path]
         for (index, route) in routes.enumerated() {
             let parameters: [String: String]
@@ -89,30 +91,34 @@ public struct Router: Sendable {
                 allowed.formUnion(route.handlers.map(\.method))
                 continue
             }
-            var routed = request
-            routed.parameters = parameters
-            switch handler {
-            case .immediate(let body):
+            found = (handler, parameters)
+            break
+        }
+        guard let found else {
+            if allowed.isEmpty {
+                return .response(errorRenderer(HTTPError.notFound(), request))
+            }
+            if allowed.contains("GET") { allowed.insert("HEAD") }
+            return .response(errorRenderer(HTTPError.methodNotAllowed(allowed: allowed.sorted()), request))
+        }
+        var routed = request
+        if !found.parameters.isEmpty { routed.parameters = found.parameters }
+        switch found.handler {
+        case .immediate(let body):
+            do {
+                return .response(try body(routed))
+            } catch {
+                return .response(self.response(for: error, request: routed))
+            }
+        case .async(let body):
+            return .deferred { [self, routed] in
                 do {
-                    return .response(try body(routed))
+                    return try await body(routed)
                 } catch {
-                    return .response(self.response(for: error, request: routed))
-                }
-            case .async(let body):
-                return .deferred { [self, routed] in
-                    do {
-                        return try await body(routed)
-                    } catch {
-                        return self.response(for: error, request: routed)
-                    }
+                    return self.response(for: error, request: routed)
                 }
             }
         }
-        if allowed.isEmpty {
-            return .response(errorRenderer(HTTPError.notFound(), request))
-        }
-        if allowed.contains("GET") { allowed.insert("HEAD") }
-        return .response(errorRenderer(HTTPError.methodNotAllowed(allowed: allowed.sorted()), request))
     }
 
     /// The socket-free core: routes and awaits, always producing a response.
