@@ -44,7 +44,7 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
 /// A cacheable representation: the full `200` and `304` responses, prepared once for the
 /// server, and the ETag that chooses between them.
-struct Representation: Sendable {
+final class Representation: Sendable {
     let etag: String
     let ok: Response
     let notModified: Response
