@@ -9,7 +9,7 @@ ARGS ?=
 PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
-.PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
+.PHONY: run test deps browser-deps contract-deps contract-test tsan fuzz build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
@@ -65,6 +65,15 @@ test: deps lint swift-test js-test contract-test browser-test
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run).
 bench: deps
 	$(PYTHON) bench/run.py
+
+## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
+tsan: deps
+	bash fuzz/tsan.sh
+
+## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build
