@@ -9,7 +9,7 @@ ARGS ?=
 PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
-.PHONY: run test deps browser-deps contract-deps contract-test tsan fuzz build build-debug lint swift-test js-test browser-test bench tsan fuzz stress clean
+.PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
