@@ -5,36 +5,30 @@ import Foundation
 public enum Timestamp {
     /// `2026-01-31T12:00:00Z` (seconds precision).
     public static func iso(_ date: Date) -> String {
-        let parts = components(date)
-        let year = Int(parts.tm_year) + 1900
-        guard (0...9999).contains(year) else {
-            return "\(year)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
-                + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
-        }
-        return String(unsafeUninitializedCapacity: 20) { out in
-            digits4(year, out, 0)
-            out[4] = 45
-            digits2(parts.tm_mon + 1, out, 5)
-            out[7] = 45
-            digits2(parts.tm_mday, out, 8)
-            out[10] = 84
-            digits2(parts.tm_hour, out, 11)
-            out[13] = 58
-            digits2(parts.tm_min, out, 14)
-            out[16] = 58
-            digits2(parts.tm_sec, out, 17)
-            out[19] = 90
-            return 20
-        }
+        format(date, dateTimeSeparator: 84, tail: .seconds)
     }
 
     /// `2026-01-31 12:00 UTC`, for people; UTC keeps cached pages identical for every reader.
     public static func display(_ date: Date) -> String {
+        format(date, dateTimeSeparator: 32, tail: .utc)
+    }
+
+    private enum Tail {
+        /// `:SSZ`
+        case seconds
+        /// ` UTC`
+        case utc
+    }
+
+    /// `YYYY-MM-DD?HH:MM` plus the tail, always 20 bytes for years 0–9999, written into the
+    /// string's own storage.
+    private static func format(_ date: Date, dateTimeSeparator: UInt8, tail: Tail) -> String {
         let parts = components(date)
         let year = Int(parts.tm_year) + 1900
         guard (0...9999).contains(year) else {
-            return "\(year)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) "
-                + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)) UTC"
+            let end = tail == .seconds ? ":\(pad(parts.tm_sec))Z" : " UTC"
+            return "\(year)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))"
+                + "\(Character(Unicode.Scalar(dateTimeSeparator)))\(pad(parts.tm_hour)):\(pad(parts.tm_min))\(end)"
         }
         return String(unsafeUninitializedCapacity: 20) { out in
             digits4(year, out, 0)
@@ -42,14 +36,21 @@ public enum Timestamp {
             digits2(parts.tm_mon + 1, out, 5)
             out[7] = 45
             digits2(parts.tm_mday, out, 8)
-            out[10] = 32
+            out[10] = dateTimeSeparator
             digits2(parts.tm_hour, out, 11)
             out[13] = 58
             digits2(parts.tm_min, out, 14)
-            out[16] = 32
-            out[17] = 85
-            out[18] = 84
-            out[19] = 67
+            switch tail {
+            case .seconds:
+                out[16] = 58
+                digits2(parts.tm_sec, out, 17)
+                out[19] = 90
+            case .utc:
+                out[16] = 32
+                out[17] = 85
+                out[18] = 84
+                out[19] = 67
+            }
             return 20
         }
     }

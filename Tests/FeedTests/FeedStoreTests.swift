@@ -222,6 +222,8 @@ struct FileSourceTests {
     @Test func timestampsRoundTrip() {
         let date = Date(timeIntervalSince1970: 1_767_225_600)
         #expect(Timestamp.iso(date) == "2026-01-01T00:00:00Z")
+        #expect(Timestamp.display(date.addingTimeInterval(3_723)) == "2026-01-01 01:02 UTC")
+        #expect(Timestamp.iso(date.addingTimeInterval(3_723)) == "2026-01-01T01:02:03Z")
         #expect(Timestamp.parse("2026-01-01T00:00:00Z") == date)
         #expect(Timestamp.parse("2026-01-01T01:00:00+01:00") == date)
         #expect(Timestamp.parse("2026-01-01 00:00:00Z") == nil)
