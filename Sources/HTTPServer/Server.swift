@@ -24,7 +24,10 @@ public final class Server: Sendable {
         let socket = try ListenSocket.open(
             host: options.host, port: options.port, backlog: options.listenBacklog)
         let core = ServerCore(router: router, logger: logger, options: options)
-        let corePointer = Unmanaged.passUnretained(core).toOpaque()
+        // libmicrohttpd's threads call back with this pointer until MHD_stop_daemon returns, so
+        // it owns a reference: a Server released without shutdown() leaks the daemon instead of
+        // leaving it to call into a freed core. Released after MHD_stop_daemon in shutdown().
+        let corePointer = Unmanaged.passRetained(core).toOpaque()
 
         var items: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
@@ -56,6 +59,7 @@ public final class Server: Sendable {
             prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)
         }
         guard let started else {
+            Unmanaged<ServerCore>.fromOpaque(corePointer).release()
             close(socket.descriptor)
             throw ServerError.daemonFailed
         }
@@ -103,6 +107,7 @@ public final class Server: Sendable {
         if let toStop {
             MHD_stop_daemon(toStop)
             close(listenDescriptor)
+            Unmanaged.passUnretained(core).release()
         }
         core.logger.notice("stopped")
     }
