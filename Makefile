@@ -68,12 +68,12 @@ bench: deps
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps
-	bash fuzz/tsan.sh
+	SWIFT=$(SWIFT) bash fuzz/tsan.sh
 
 ## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60).
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	bash fuzz/run.sh $(FUZZ_SECONDS)
+	SWIFT=$(SWIFT) bash fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build

@@ -100,7 +100,9 @@ struct ProcessTests {
         for connection in connections {
             try connection.send("POST /api/refresh?since=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
         }
-        // The reload sleeps 2 s; a GET answered now proves the refreshes are parked, not done.
+        // The reload sleeps 2 s; give the server a moment to read all 20 (a POST read after
+        // SIGTERM would rightly get 503), and a GET answered now shows none has finished.
+        try await Task.sleep(for: .milliseconds(400))
         let health = try await LiveFeedTests.exchange(port, ["GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect(health.text == "{\"status\":\"ok\",\"version\":1}")
         let status = try await RawConnection.offPool { server.stop() }

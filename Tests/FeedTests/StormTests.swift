@@ -36,6 +36,9 @@ struct StormTests {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(server.pendingRequests == 150)
+        // The clock may only move once every refusal is out: a POST the server had not read
+        // yet would otherwise be accepted after the first reload and wait on a second one.
+        #expect(await Self.waitUntilReadable(storm, count: 50))
         let get = try await LiveFeedTests.exchange(port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect(get.status == 200)
         clock.advance(by: .seconds(1))
@@ -58,6 +61,17 @@ struct StormTests {
         #expect(versions == ["2"])
         #expect(store.reloadsStarted == 1)
         await server.shutdown()
+    }
+
+    /// Polls (bounded) until `count` of the connections have a response waiting.
+    static func waitUntilReadable(_ connections: [RawConnection], count: Int) async -> Bool {
+        for _ in 0..<2000 {
+            var descriptors = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), 0)
+            if ready >= count { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
     }
 
     @Test func dataThatTurnsBadFailsOnlyThatReload() async throws {

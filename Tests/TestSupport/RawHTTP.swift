@@ -3,8 +3,8 @@ import Foundation
 
 /// Test support shared by the Swift suites.
 ///
-/// A blocking TCP client for exact-bytes tests. Every call runs on a Dispatch queue, never on
-/// Swift's cooperative pool, so a test waiting for bytes cannot starve the server's Tasks.
+/// A blocking TCP client for exact-bytes tests. Blocking calls run on threads of their own
+/// (`offPool`), so a test waiting for bytes cannot starve the server's Tasks.
 public final class RawConnection: @unchecked Sendable {
     /// The socket.
     public let descriptor: Int32
@@ -89,9 +89,9 @@ public final class RawConnection: @unchecked Sendable {
     /// Runs blocking work off the cooperative pool.
     public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try work() })
-            }
+            // A thread of its own: on Linux, Swift's default executor runs Tasks on Dispatch's
+            // global queue threads, so blocking one of those can starve the server's handlers.
+            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }
