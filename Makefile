@@ -62,9 +62,11 @@ contract-test: build-debug contract-deps
 test: deps lint swift-test js-test contract-test browser-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
-## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run).
+## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
+## after sustained mixed load (bench/leak.py → bench/MEMORY.md).
 bench: deps
 	$(PYTHON) bench/run.py
+	$(PYTHON) bench/leak.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps
