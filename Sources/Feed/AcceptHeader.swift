@@ -1,23 +1,32 @@
 import Foundation
 
-/// Minimal `Accept` negotiation between JSON (the default) and an HTML fragment.
+/// Parsing and negotiation of `Accept`-style headers (`a;q=0.5, b`).
 enum AcceptHeader {
-    /// True when `text/html` is acceptable and ranked at least as high as JSON.
+    /// The header's entries in order, lowercased, each with its `q` (1 when absent); empty
+    /// entries are skipped.
+    static func entries(_ header: String) -> [(value: String, quality: Double)] {
+        header.split(separator: ",").compactMap { part in
+            let pieces = part.split(separator: ";")
+            guard let value = pieces.first?.trimmingCharacters(in: .whitespaces).lowercased(), !value.isEmpty
+            else { return nil }
+            var quality = 1.0
+            for parameter in pieces.dropFirst() {
+                let trimmed = parameter.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("q="), let number = Double(trimmed.dropFirst(2)) { quality = number }
+            }
+            return (value, quality)
+        }
+    }
+
+    /// True when `text/html` is acceptable and ranked at least as high as JSON (the default).
     static func prefersHTML(_ header: String?) -> Bool {
         guard let header else { return false }
         var html = -1.0
         var json = -1.0
-        for part in header.split(separator: ",") {
-            let pieces = part.split(separator: ";")
-            let type = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            var quality = 1.0
-            for parameter in pieces.dropFirst() {
-                let trimmed = parameter.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("q="), let value = Double(trimmed.dropFirst(2)) { quality = value }
-            }
-            switch type {
-            case "text/html": html = max(html, quality)
-            case "application/json": json = max(json, quality)
+        for entry in entries(header) {
+            switch entry.value {
+            case "text/html": html = max(html, entry.quality)
+            case "application/json": json = max(json, entry.quality)
             default: break
             }
         }

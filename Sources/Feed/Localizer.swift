@@ -65,21 +65,11 @@ public struct Localizer: Sendable {
     public func negotiate(acceptLanguage header: String?) -> String {
         guard let header else { return Self.defaultLanguage }
         var best: (code: String, quality: Double)?
-        for (position, part) in header.split(separator: ",").enumerated() {
-            let pieces = part.split(separator: ";")
-            guard let tag = pieces.first?.trimmingCharacters(in: .whitespaces).lowercased(), !tag.isEmpty
-            else {
-                continue
-            }
-            var quality = 1.0
-            for parameter in pieces.dropFirst() {
-                let trimmed = parameter.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("q="), let value = Double(trimmed.dropFirst(2)) { quality = value }
-            }
+        for (position, entry) in AcceptHeader.entries(header).enumerated() {
             // Earlier entries win ties, as browsers list them in preference order.
-            let adjusted = quality - Double(position) * 1e-6
-            let primary = String(tag.split(separator: "-").first ?? "")
-            guard quality > 0, supports(primary) else { continue }
+            let adjusted = entry.quality - Double(position) * 1e-6
+            let primary = String(entry.value.split(separator: "-").first ?? "")
+            guard entry.quality > 0, supports(primary) else { continue }
             if best == nil || adjusted > best!.quality { best = (primary, adjusted) }
         }
         return best?.code ?? Self.defaultLanguage
