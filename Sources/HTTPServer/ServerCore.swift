@@ -36,6 +36,11 @@ final class ServerCore: @unchecked Sendable {
     /// Delivers a handler's response and resumes the connection, at most once per request.
     func finish(_ context: RequestContext, with response: Response) {
         pending.withLock { _ = $0.contexts.removeValue(forKey: ObjectIdentifier(context)) }
+        resume(context, with: response)
+    }
+
+    /// Hands the response over and resumes the connection, unless it was already answered.
+    private func resume(_ context: RequestContext, with response: Response) {
         if let connection = context.complete(with: response) {
             MHD_resume_connection(connection)
         }
@@ -61,9 +66,7 @@ final class ServerCore: @unchecked Sendable {
             return Array(state.contexts.values)
         }
         for context in contexts {
-            if let connection = context.complete(with: response) {
-                MHD_resume_connection(connection)
-            }
+            resume(context, with: response)
         }
     }
 }
