@@ -64,6 +64,9 @@ struct Configuration {
                 flag = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
+            func number(_ range: ClosedRange<Int>) throws(UsageError) -> Int {
+                try integer(value(for: flag, inline: inline), flag: flag, range: range)
+            }
             switch flag {
             case "-h", "--help": config.showHelp = true
             case "--quiet": config.quiet = true
@@ -72,8 +75,7 @@ struct Configuration {
                 guard !host.isEmpty else { throw UsageError("--host must not be empty") }
                 config.server.host = host
             case "--port":
-                config.server.port = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 0...65535)
+                config.server.port = try number(0...65535)
             case "--reload-delay":
                 config.reloadDelay = try duration(value(for: flag, inline: inline), flag: flag)
             case "--seed":
@@ -83,8 +85,7 @@ struct Configuration {
                 }
                 config.seed = seed
             case "--max-items":
-                config.maxItems = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+                config.maxItems = try number(1...100_000)
             case "--data":
                 let path = try value(for: flag, inline: inline)
                 guard !path.isEmpty else { throw UsageError("--data must name a file") }
@@ -92,23 +93,17 @@ struct Configuration {
             case "--templates": config.templates = try value(for: flag, inline: inline)
             case "--public": config.publicDirectory = try value(for: flag, inline: inline)
             case "--threads":
-                config.server.threads = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 1...256)
+                config.server.threads = try number(1...256)
             case "--max-body":
-                config.server.maxBodySize = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 0...(1 << 30))
+                config.server.maxBodySize = try number(0...(1 << 30))
             case "--max-pending":
-                config.server.maxPendingRequests = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+                config.server.maxPendingRequests = try number(1...100_000)
             case "--connection-limit":
-                config.server.connectionLimit = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 1...100_000)
+                config.server.connectionLimit = try number(1...100_000)
             case "--per-ip-limit":
-                config.server.perIPConnectionLimit = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 0...100_000)
+                config.server.perIPConnectionLimit = try number(0...100_000)
             case "--connection-memory":
-                config.server.connectionMemoryLimit = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 8192...(16 << 20))
+                config.server.connectionMemoryLimit = try number(8192...(16 << 20))
             case "--polling":
                 let text = try value(for: flag, inline: inline)
                 guard let polling = ServerOptions.Polling(rawValue: text) else {
@@ -116,11 +111,10 @@ struct Configuration {
                 }
                 config.server.polling = polling
             case "--timeout":
-                config.server.connectionTimeout = try integer(
-                    value(for: flag, inline: inline), flag: flag, range: 0...3600)
+                config.server.connectionTimeout = try number(0...3600)
             case "--grace":
                 config.server.shutdownGracePeriod = .seconds(
-                    try integer(value(for: flag, inline: inline), flag: flag, range: 0...600))
+                    try number(0...600))
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
