@@ -28,6 +28,24 @@ browser-deps:
 	fi
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
 
+## WebKit-suite prerequisites: Xvfb, WebKitGTK through Debian's python3-gi, pytest for
+## /usr/bin/python3 (the interpreter that has gi), gcc for the touch shim.
+WEBKIT_PACKAGES := xvfb xauth python3-gi gir1.2-webkit2-4.1 gir1.2-gtk-3.0 python3-pytest \
+  gcc libc6-dev
+.PHONY: webkit-deps webkit-test
+webkit-deps:
+	@missing=""; \
+	for package in $(WEBKIT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q 'ok installed' \
+	    || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing $$missing (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    -o DPkg::Lock::Timeout=300 $$missing; \
+	fi
+
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
 
@@ -53,13 +71,17 @@ js-test:
 browser-test: build-debug browser-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/browser
 
+## The gesture in WebKitGTK with real (GTK-synthesized) touch events, under Xvfb.
+webkit-test: build-debug webkit-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh /usr/bin/python3 -m pytest -q Tests/webkit
+
 ## The API against its OpenAPI document (schemathesis, live server).
 contract-test: build-debug contract-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/contract
 
 ## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, API contract,
 ## browser tests.
-test: deps lint swift-test js-test contract-test browser-test
+test: deps lint swift-test js-test contract-test browser-test webkit-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
