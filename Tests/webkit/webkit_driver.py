@@ -215,8 +215,6 @@ class WebKitBrowser:
             reply = self._read_message(timeout)
             if reply.get("id") == request_id:
                 break
-        # Remember WebKit's helpers while they are still our host's children.
-        self.helpers.update(descendants(self.proc.pid))
         if not reply["ok"]:
             raise DriverError(f"{command} failed: {reply['error']}")
         return reply["value"]
@@ -229,7 +227,9 @@ class WebKitBrowser:
     # --- the API the tests use --------------------------------------------------------------
     def load(self, url, timeout=20):
         """Navigate and return once the load has finished (the load event has fired)."""
-        return self._call("load", timeout, url=url)
+        uri = self._call("load", timeout, url=url)
+        self._remember_helpers()
+        return uri
 
     def eval_js(self, expression, timeout=15):
         """The value of a JS expression (awaited if it is a promise), through JSON."""
@@ -249,7 +249,8 @@ class WebKitBrowser:
     def touch_drag(self, points, hold_ms=150, step_ms=16, release="end", timeout=20):
         """One finger: down at points[0], moved through the others every step_ms, held still
         hold_ms at the last (so WebKit adds no flick momentum), then lifted (release="end"),
-        cancelled ("cancel") or left down (None; finish with touch_release)."""
+        cancelled ("cancel": a GDK_TOUCH_CANCEL, which WebKitGTK hands the page as a touchend)
+        or left down (None; finish with touch_release)."""
         if release not in ("end", "cancel", None):
             raise ValueError(release)
         return self._call("touch", timeout, points=[list(p) for p in points], step_ms=step_ms,
@@ -262,6 +263,7 @@ class WebKitBrowser:
     def close(self):
         """Close the view, let WebKit wind down, then end the host and WebKit helpers it started."""
         if self.proc.poll() is None:
+            self._remember_helpers()
             try:
                 self._call("quit", timeout=10)
                 self.proc.wait(5)
@@ -269,9 +271,14 @@ class WebKitBrowser:
                 pass
         self._kill()
 
-    def _kill(self):
+    def _remember_helpers(self):
+        """Note WebKit's helper processes while they are still the host's descendants: once
+        the host has exited they are orphans nobody could tell apart from others'."""
         if self.proc.poll() is None:
             self.helpers.update(descendants(self.proc.pid))
+
+    def _kill(self):
+        self._remember_helpers()
         stop_process(self.proc)
         end_processes(self.helpers)
         self.log_file.close()
