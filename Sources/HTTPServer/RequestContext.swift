@@ -27,6 +27,8 @@ final class RequestContext: @unchecked Sendable {
     var answered = false
     var method = ""
     var path = ""
+    /// `X-Request-Id` for the response and the log: the client's, or one made up.
+    var requestID = ""
     private let phase = Mutex(Phase.reading)
 
     init(startNanos: UInt64) {
