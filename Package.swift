@@ -31,6 +31,7 @@ let package = Package(
             dependencies: ["Mustache"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
