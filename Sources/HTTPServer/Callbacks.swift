@@ -166,37 +166,34 @@ private func assignRequestID(_ context: RequestContext, connection: OpaquePointe
 private func queue(
     _ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
-    let mhdResponse: OpaquePointer?
-    if let prepared = response.preparedHandle {
-        // Shares the cached body bytes and header checks; only the small response object is new.
-        mhdResponse = prepared.instance()
+    let closing = core.closing.load(ordering: .acquiring)
+    var perRequest = core.extraHeaders
+    perRequest.append((name: RequestID.headerName, value: context.requestID))
+    let queued: MHD_Result
+    if let prepared = response.preparedHandle, !closing {
+        // A pooled response over the cached bytes; given back when the request completes.
+        guard let lease = prepared.lease(adding: perRequest) else {
+            core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
+            return
+        }
+        queued = MHD_queue_response(connection, UInt32(response.status), lease.handle)
+        if queued == .YES {
+            context.lease = lease
+        } else {
+            prepared.giveBack(lease)
+        }
     } else {
-        mhdResponse = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        guard let mhdResponse = makeResponse(response, context: context, core: core) else {
+            core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
+            return
         }
-        if let mhdResponse {
-            for field in response.headers
-            where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
-                core.logger.error(
-                    "dropped invalid response header '\(Logger.printable(field.name))'",
-                    requestID: context.requestID)
-            }
+        if closing { perRequest.append((name: "Connection", value: "close")) }
+        for field in perRequest {
+            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
         }
+        queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
     }
-    guard let mhdResponse else {
-        core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
-        return
-    }
-    _ = MHD_add_response_header(mhdResponse, RequestID.headerName, context.requestID)
-    for field in core.extraHeaders {
-        _ = MHD_add_response_header(mhdResponse, field.name, field.value)
-    }
-    if core.closing.load(ordering: .acquiring) {
-        _ = MHD_add_response_header(mhdResponse, "Connection", "close")
-    }
-    let queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-    MHD_destroy_response(mhdResponse)
     guard queued == .YES else { return }
     context.answered = true
     guard core.logger.accessLog || core.metrics != nil else { return }
@@ -210,6 +207,22 @@ private func queue(
             seconds: Double(nanos) / 1e9, peer: prh_client_address(connection).map(PeerAddress.init)?.text,
             requestID: context.requestID)
     }
+}
+
+/// A one-off libmicrohttpd response (owned by the caller): over the prepared bytes when there
+/// are some, else a copy of the body with the headers checked now.
+private func makeResponse(_ response: Response, context: RequestContext, core: ServerCore) -> OpaquePointer? {
+    if let prepared = response.preparedHandle { return prepared.makeHandle() }
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return nil }
+    for field in response.headers where MHD_add_response_header(created, field.name, field.value) == .NO {
+        core.logger.error(
+            "dropped invalid response header '\(Logger.printable(field.name))'", requestID: context.requestID)
+    }
+    return created
 }
 
 private func readHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
@@ -250,6 +263,12 @@ func mhdRequestCompleted(
 ) {
     guard let cls, let conCls, let stored = conCls.pointee else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+    // libmicrohttpd is done sending: the pooled response may serve another request now.
+    if let lease = context.lease {
+        context.lease = nil
+        lease.owner.giveBack(lease)
+    }
     Unmanaged<RequestContext>.fromOpaque(stored).release()
     conCls.pointee = nil
     core.inFlight.subtract(1, ordering: .relaxed)

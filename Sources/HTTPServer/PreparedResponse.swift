@@ -1,65 +1,85 @@
 import CMicroHTTPD
+import Synchronization
 
 /// A response whose body and headers were checked and copied once, for bodies the app caches
 /// and serves many times.
 ///
-/// libmicrohttpd reference-counts responses, so the shared object (`handle`) can be queued on
-/// any number of connections from any thread when nothing per request is added. When the
-/// server adds per-request headers (`X-Request-Id`), ``instance()`` makes a light response
-/// that points at the same body bytes (no copy; the instance keeps this object alive until
-/// libmicrohttpd frees it) and carries the same headers.
+/// A libmicrohttpd response is immutable once queued (connections read its header list while
+/// sending), so per-request headers such as `X-Request-Id` cannot be added to one shared
+/// object. Instead each prepared response keeps a small pool of libmicrohttpd responses over
+/// the same body bytes: a request borrows one (``lease(adding:)``), swaps the per-request
+/// headers (one delete and one add each), and gives it back when libmicrohttpd reports the
+/// request complete. Nothing is copied per request and only the swapped headers allocate.
 final class PreparedResponse: @unchecked Sendable {
-    let handle: OpaquePointer
-    private let headers: HTTPHeaders
-    private let bytes: UnsafeMutableRawBufferPointer
-    private let count: Int
-
-    init?(_ response: Response) {
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let created else { return nil }
-        for field in response.headers where MHD_add_response_header(created, field.name, field.value) == .NO {
-            MHD_destroy_response(created)
-            return nil
-        }
-        let copy = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: max(1, response.body.count), alignment: 1)
-        response.body.withUnsafeBytes { copy.copyMemory(from: $0) }
-        handle = created
-        headers = response.headers
-        bytes = copy
-        count = response.body.count
+    private struct Spare: @unchecked Sendable {
+        let handle: OpaquePointer
+        var added: [(name: String, value: String)]
     }
 
-    /// A new libmicrohttpd response (owned by the caller) over the shared body bytes with this
-    /// response's headers, ready for per-request additions; nil if libmicrohttpd is out of memory.
-    func instance() -> OpaquePointer? {
-        let retained = Unmanaged.passRetained(self).toOpaque()
+    private let headers: HTTPHeaders
+    private let bytes: ResponseBytes
+    private let spares = Mutex<[Spare]>([])
+    /// Responses kept for reuse; more concurrent borrowers make (and later free) extra ones.
+    private static let poolLimit = 64
+
+    init?(_ response: Response) {
+        headers = response.headers
+        bytes = ResponseBytes(response.body)
+        // The first response checks the headers and becomes the first spare.
+        guard let first = makeHandle() else { return nil }
+        spares.withLock { $0.append(Spare(handle: first, added: [])) }
+    }
+
+    /// A new libmicrohttpd response over the shared bytes with the prepared headers, or nil if
+    /// libmicrohttpd refuses a header or is out of memory.
+    func makeHandle() -> OpaquePointer? {
+        let retained = Unmanaged.passRetained(bytes).toOpaque()
         guard
             let created = MHD_create_response_from_buffer_with_free_callback_cls(
-                count, bytes.baseAddress, mhdReleasePrepared, retained)
+                bytes.count, bytes.base, mhdReleaseBytes, retained)
         else {
-            Unmanaged<PreparedResponse>.fromOpaque(retained).release()
+            Unmanaged<ResponseBytes>.fromOpaque(retained).release()
             return nil
         }
-        // Every header was accepted by libmicrohttpd in init, so none is refused here.
-        for field in headers {
-            _ = MHD_add_response_header(created, field.name, field.value)
+        for field in headers where MHD_add_response_header(created, field.name, field.value) == .NO {
+            MHD_destroy_response(created)
+            return nil
         }
         return created
     }
 
-    deinit {
-        MHD_destroy_response(handle)
-        bytes.deallocate()
+    /// A response for one request carrying `extra` headers on top of the prepared ones; give it
+    /// back with ``giveBack(_:)`` once libmicrohttpd completed the request.
+    func lease(adding extra: [(name: String, value: String)]) -> ResponseLease? {
+        var spare = spares.withLock { $0.popLast() }
+        if spare == nil {
+            guard let handle = makeHandle() else { return nil }
+            spare = Spare(handle: handle, added: [])
+        }
+        guard var spare else { return nil }
+        for field in spare.added {
+            _ = MHD_del_response_header(spare.handle, field.name, field.value)
+        }
+        spare.added.removeAll(keepingCapacity: true)
+        for field in extra where MHD_add_response_header(spare.handle, field.name, field.value) == .YES {
+            spare.added.append(field)
+        }
+        return ResponseLease(owner: self, handle: spare.handle, added: spare.added)
     }
-}
 
-/// libmicrohttpd's free callback for ``PreparedResponse/instance()``: drops the reference that
-/// kept the shared bytes alive.
-func mhdReleasePrepared(_ cls: UnsafeMutableRawPointer?) {
-    guard let cls else { return }
-    Unmanaged<PreparedResponse>.fromOpaque(cls).release()
+    /// Returns a leased response to the pool (or frees it when the pool is full).
+    func giveBack(_ lease: ResponseLease) {
+        let kept = spares.withLock { spares -> Bool in
+            guard spares.count < PreparedResponse.poolLimit else { return false }
+            spares.append(Spare(handle: lease.handle, added: lease.added))
+            return true
+        }
+        if !kept { MHD_destroy_response(lease.handle) }
+    }
+
+    deinit {
+        for spare in spares.withLock({ $0 }) {
+            MHD_destroy_response(spare.handle)
+        }
+    }
 }

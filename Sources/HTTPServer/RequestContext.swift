@@ -29,6 +29,8 @@ final class RequestContext: @unchecked Sendable {
     var path = ""
     /// `X-Request-Id` for the response and the log: the client's, or one made up.
     var requestID = ""
+    /// The pooled libmicrohttpd response queued for this request, given back on completion.
+    var lease: ResponseLease?
     private let phase = Mutex(Phase.reading)
 
     init(startNanos: UInt64) {
