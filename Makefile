@@ -9,7 +9,7 @@ ARGS ?=
 PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
-.PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
+.PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
@@ -46,6 +46,19 @@ webkit-deps:
 	    -o DPkg::Lock::Timeout=300 $$missing; \
 	fi
 
+## Operations-test prerequisites (openssl, promtool from prometheus, nginx, curl, chromium), only when missing.
+OPS_TOOLS := openssl:openssl promtool:prometheus nginx:nginx curl:curl chromium:chromium systemd-analyze:systemd
+ops-deps:
+	@missing=""; for pair in $(OPS_TOOLS); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || [ -x /usr/sbin/$${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing$$missing (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/ops/requirements.txt
+
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
 
@@ -79,9 +92,13 @@ webkit-test: build-debug webkit-deps
 contract-test: build-debug contract-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/contract
 
+## HTTPS, metrics, logs and the deployment files against the real server, nginx and Chromium.
+ops-test: build-debug ops-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
+
 ## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, API contract,
-## browser tests.
-test: deps lint swift-test js-test contract-test browser-test webkit-test
+## browser tests (Chromium, WebKit), operations tests.
+test: deps lint swift-test js-test contract-test browser-test webkit-test ops-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

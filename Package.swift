@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "Mustache", targets: ["Mustache"]),
         .library(name: "Feed", targets: ["Feed"]),
+        .library(name: "Metrics", targets: ["Metrics"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,10 +17,11 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Metrics"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Mustache"),
-        .target(name: "Feed", dependencies: ["HTTPServer", "Mustache"]),
-        .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
+        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache"]),
+        .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -29,6 +31,7 @@ let package = Package(
             dependencies: ["Mustache"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <microhttpd.h>
 
 /* MHD_start_daemon is variadic, which Swift cannot call: take a typed option array instead. */
@@ -26,6 +28,30 @@ static inline const struct sockaddr *prh_client_address(struct MHD_Connection *c
 /* Option values that carry function pointers travel as intptr_t inside MHD_OptionItem. */
 static inline intptr_t prh_completed_callback_value(MHD_RequestCompletedCallback callback) {
     return (intptr_t)callback;
+}
+
+/* Open connections across every worker thread (MHD_get_daemon_info is variadic). */
+static inline unsigned int prh_daemon_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+/* Where libmicrohttpd's own messages go: a formatted line handed to a Swift function. */
+struct prh_log_target {
+    void (*sink)(void *context, const char *message);
+    void *context;
+};
+
+/* MHD_OPTION_EXTERNAL_LOGGER's callback takes a va_list, which Swift cannot format: do it here. */
+static inline void prh_external_logger(void *cls, const char *format, va_list arguments) {
+    const struct prh_log_target *target = (const struct prh_log_target *)cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    target->sink(target->context, message);
+}
+
+static inline intptr_t prh_external_logger_value(void) {
+    return (intptr_t)prh_external_logger;
 }
 
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Metrics
 import Mustache
 
 /// The product's HTTP surface: the page, the no-JS refresh, the JSON API, health, the OpenAPI
@@ -209,6 +210,31 @@ public final class FeedApp: Sendable {
         return Response(
             headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
             body: writer.bytes)
+    }
+
+    // MARK: Metrics
+
+    /// Registers the feed's series: the current version and the byte caches' hits and misses.
+    public func registerMetrics(in registry: MetricsRegistry) {
+        registry.sampled("pullrefresh_feed_version", help: "Version of the feed being served.", kind: .gauge)
+        {
+            [store] in Double(store.currentVersion)
+        }
+        let caches: [(String, @Sendable () -> (hits: Int, misses: Int))] = [
+            ("page", { [pages] in pages.counts }), ("items", { [itemBodies] in itemBodies.counts }),
+            ("refresh", { [refreshBodies] in refreshBodies.counts }),
+        ]
+        for (name, counts) in caches {
+            registry.sampled(
+                "pullrefresh_response_cache_hits_total",
+                help: "Responses served from the rendered-bytes caches.",
+                kind: .counter, labels: [("cache", name)]
+            ) { Double(counts().hits) }
+            registry.sampled(
+                "pullrefresh_response_cache_misses_total", help: "Responses the caches had to render.",
+                kind: .counter, labels: [("cache", name)]
+            ) { Double(counts().misses) }
+        }
     }
 
     // MARK: Errors

@@ -11,6 +11,13 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+
+    /// Lookups answered from the cache, and values that had to be built (for metrics).
+    var counts: (hits: Int, misses: Int) {
+        (hits.load(ordering: .relaxed), misses.load(ordering: .relaxed))
+    }
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -18,7 +25,9 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The cached value for `key` if the cache holds `version`.
     func lookup(version: Int, key: Key) -> Value? {
-        state.withLock { state in state.version == version ? state.entries[key] : nil }
+        let found = state.withLock { state in state.version == version ? state.entries[key] : nil }
+        if found != nil { hits.add(1, ordering: .relaxed) }
+        return found
     }
 
     /// The cached value for `key` at `version`, or the result of `make`, stored for next time.
@@ -27,7 +36,11 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let cached = state.withLock { state -> Value? in
             state.version == version ? state.entries[key] : nil
         }
-        if let cached { return cached }
+        if let cached {
+            hits.add(1, ordering: .relaxed)
+            return cached
+        }
+        misses.add(1, ordering: .relaxed)
         let fresh = try make()
         state.withLock { state in
             if version > state.version {

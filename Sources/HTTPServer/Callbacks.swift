@@ -16,12 +16,14 @@ func mhdAccessHandler(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
     guard let stored = conCls.pointee else {
-        // The clock is read only for the access log, which --quiet turns off.
-        let context = RequestContext(startNanos: core.logger.accessLog ? MonotonicClock.nanos() : 0)
+        // The clock is read only for the access log (off with --quiet) and the metrics.
+        let timed = core.logger.accessLog || core.metrics != nil
+        let context = RequestContext(startNanos: timed ? MonotonicClock.nanos() : 0)
         conCls.pointee = Unmanaged.passRetained(context).toOpaque()
         core.inFlight.add(1, ordering: .relaxed)
         context.method = method.map { String(cString: $0) } ?? ""
         context.path = url.map { String(cString: $0) } ?? ""
+        assignRequestID(context, connection: connection, core: core)
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let declared = Int(String(cString: length)), declared > core.options.maxBodySize
         {
@@ -143,41 +145,84 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
     queue(response, for: context, on: connection, core: core)
 }
 
-/// Hands a response to libmicrohttpd (which copies the bytes) and writes the access line.
+/// The client's `X-Request-Id` when it is acceptable, else a new one; a refused value is logged.
+private func assignRequestID(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
+    guard let sent = MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.headerName) else {
+        context.requestID = RequestID.generate()
+        return
+    }
+    if let problem = RequestID.problem(with: sent) {
+        context.requestID = RequestID.generate()
+        let shown = Logger.printable(String(String(cString: sent).prefix(80)))
+        core.logger.warning(
+            "ignored X-Request-Id '\(shown)' (\(problem)); using a new id", requestID: context.requestID)
+    } else {
+        context.requestID = String(cString: sent)
+    }
+}
+
+/// Hands a response to libmicrohttpd, with the per-request headers (`X-Request-Id`, HSTS,
+/// `Connection: close` while shutting down), then records metrics and the access line.
 private func queue(
     _ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
     let closing = core.closing.load(ordering: .acquiring)
+    var perRequest = core.extraHeaders
+    perRequest.append((name: RequestID.headerName, value: context.requestID))
     let queued: MHD_Result
     if let prepared = response.preparedHandle, !closing {
-        queued = MHD_queue_response(connection, UInt32(response.status), prepared.handle)
-    } else {
-        let mhdResponse = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let mhdResponse else {
-            core.logger.error("libmicrohttpd could not allocate a response")
+        // A pooled response over the cached bytes; given back when the request completes.
+        guard let lease = prepared.lease(adding: perRequest) else {
+            core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
             return
         }
-        for field in response.headers
-        where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
-            core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
+        queued = MHD_queue_response(connection, UInt32(response.status), lease.handle)
+        if queued == .YES {
+            context.lease = lease
+        } else {
+            prepared.giveBack(lease)
         }
-        if closing {
-            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+    } else {
+        guard let mhdResponse = makeResponse(response, context: context, core: core) else {
+            core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
+            return
+        }
+        if closing { perRequest.append((name: "Connection", value: "close")) }
+        for field in perRequest {
+            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
         }
         queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
     }
     guard queued == .YES else { return }
     context.answered = true
+    guard core.logger.accessLog || core.metrics != nil else { return }
+    let nanos = MonotonicClock.nanos() &- context.startNanos
+    core.metrics?.record(
+        routeIndex: response.routeIndex, status: response.status, bodyBytes: response.body.count,
+        nanoseconds: nanos)
     if core.logger.accessLog {
-        let seconds = Double(MonotonicClock.nanos() &- context.startNanos) / 1e9
         core.logger.access(
             method: context.method, path: context.path, status: response.status, bytes: response.body.count,
-            seconds: seconds)
+            seconds: Double(nanos) / 1e9, peer: prh_client_address(connection).map(PeerAddress.init)?.text,
+            requestID: context.requestID)
     }
+}
+
+/// A one-off libmicrohttpd response (owned by the caller): over the prepared bytes when there
+/// are some, else a copy of the body with the headers checked now.
+private func makeResponse(_ response: Response, context: RequestContext, core: ServerCore) -> OpaquePointer? {
+    if let prepared = response.preparedHandle { return prepared.makeHandle() }
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return nil }
+    for field in response.headers where MHD_add_response_header(created, field.name, field.value) == .NO {
+        core.logger.error(
+            "dropped invalid response header '\(Logger.printable(field.name))'", requestID: context.requestID)
+    }
+    return created
 }
 
 private func readHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
@@ -218,6 +263,12 @@ func mhdRequestCompleted(
 ) {
     guard let cls, let conCls, let stored = conCls.pointee else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+    // libmicrohttpd is done sending: the pooled response may serve another request now.
+    if let lease = context.lease {
+        context.lease = nil
+        lease.owner.giveBack(lease)
+    }
     Unmanaged<RequestContext>.fromOpaque(stored).release()
     conCls.pointee = nil
     core.inFlight.subtract(1, ordering: .relaxed)
@@ -234,3 +285,9 @@ func mhdIdentityUnescape(
 /// libmicrohttpd's unescape callback type, which its header declares inline and Swift does not name.
 typealias MHDUnescapeCallback =
     @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int
+
+/// libmicrohttpd's log messages, formatted by the C shim, handed to the server's logger.
+func mhdLogSink(_ cls: UnsafeMutableRawPointer?, _ message: UnsafePointer<CChar>?) {
+    guard let cls, let message else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().libraryMessage(String(cString: message))
+}

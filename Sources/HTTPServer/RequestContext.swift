@@ -27,6 +27,10 @@ final class RequestContext: @unchecked Sendable {
     var answered = false
     var method = ""
     var path = ""
+    /// `X-Request-Id` for the response and the log: the client's, or one made up.
+    var requestID = ""
+    /// The pooled libmicrohttpd response queued for this request, given back on completion.
+    var lease: ResponseLease?
     private let phase = Mutex(Phase.reading)
 
     init(startNanos: UInt64) {

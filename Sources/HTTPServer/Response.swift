@@ -15,6 +15,9 @@ public struct Response: Sendable {
     /// The libmicrohttpd object for this exact response, when built by ``prepared()``; any
     /// change to the response drops it.
     private(set) var preparedHandle: PreparedResponse?
+    /// Which of the router's routes answered (an index into ``Router/routePatterns``), or -1
+    /// for requests no route handled (unknown paths, bad targets); set by the router.
+    var routeIndex = -1
 
     /// Creates a response.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {

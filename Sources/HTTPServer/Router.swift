@@ -74,7 +74,7 @@ public struct Router: Sendable {
     /// Takes the request by value and hands that same value on, so it is never copied.
     public func route(_ request: consuming Request) -> Outcome {
         var allowed: Set<String> = []
-        var found: (handler: Handler, parameters: [String: String])?
+        var found: (handler: Handler, parameters: [String: String], index: Int)?
         let literal = literalRoutes[request.path]
         for (index, route) in routes.enumerated() {
             let parameters: [String: String]
@@ -91,7 +91,7 @@ public struct Router: Sendable {
                 allowed.formUnion(route.handlers.map(\.method))
                 continue
             }
-            found = (handler, parameters)
+            found = (handler, parameters, index)
             break
         }
         guard let found else {
@@ -103,23 +103,34 @@ public struct Router: Sendable {
         }
         var routed = request
         if !found.parameters.isEmpty { routed.parameters = found.parameters }
+        let index = found.index
         switch found.handler {
         case .immediate(let body):
+            var response: Response
             do {
-                return .response(try body(routed))
+                response = try body(routed)
             } catch {
-                return .response(self.response(for: error, request: routed))
+                response = self.response(for: error, request: routed)
             }
+            response.routeIndex = index
+            return .response(response)
         case .async(let body):
             return .deferred { [self, routed] in
+                var response: Response
                 do {
-                    return try await body(routed)
+                    response = try await body(routed)
                 } catch {
-                    return self.response(for: error, request: routed)
+                    response = self.response(for: error, request: routed)
                 }
+                response.routeIndex = index
+                return response
             }
         }
     }
+
+    /// The registered path patterns in registration order, e.g. `/api/items`, `/static/*`:
+    /// bounded labels for per-route metrics (``Response`` records which one answered).
+    public var routePatterns: [String] { routes.map(\.pattern.description) }
 
     /// The socket-free core: routes and awaits, always producing a response.
     public func respond(to request: Request) async -> Response {

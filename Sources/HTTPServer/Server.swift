@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Metrics
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a thread pool (poll or epoll), keep-alive, suspended
@@ -16,20 +17,32 @@ public final class Server: Sendable {
     private let daemon: Mutex<OpaquePointer?>
     private let listenDescriptor: Int32
 
-    /// Binds and starts serving `router` immediately on background threads.
-    public init(router: Router, options: ServerOptions = ServerOptions(), logger: Logger = Logger())
-        throws(ServerError)
-    {
+    /// Binds and starts serving `router` immediately on background threads. With `metrics`, the
+    /// server registers its series there: requests, durations and bytes per route pattern, open
+    /// connections and pending requests.
+    public init(
+        router: Router, options: ServerOptions = ServerOptions(), logger: Logger = Logger(),
+        metrics: MetricsRegistry? = nil
+    ) throws(ServerError) {
         try options.validate()
+        if options.tls != nil, MHD_is_feature_supported(.FEATURE_TLS) != .YES {
+            throw ServerError.tlsUnsupported
+        }
         let socket = try ListenSocket.open(
             host: options.host, port: options.port, backlog: options.listenBacklog)
-        let core = ServerCore(router: router, logger: logger, options: options)
+        let core = ServerCore(
+            router: router, logger: logger, options: options,
+            metrics: metrics.map { ServerMetrics(registry: $0, routes: router.routePatterns) })
         // libmicrohttpd's threads call back with this pointer until MHD_stop_daemon returns, so
         // it owns a reference: a Server released without shutdown() leaks the daemon instead of
         // leaving it to call into a freed core. Released after MHD_stop_daemon in shutdown().
         let corePointer = Unmanaged.passRetained(core).toOpaque()
 
         var items: [MHD_OptionItem] = [
+            // First, as libmicrohttpd asks: its own messages (a rejected key, a failed TLS
+            // handshake) go to our log.
+            MHD_OptionItem(
+                option: .EXTERNAL_LOGGER, value: prh_external_logger_value(), ptr_value: core.logTarget),
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
             MHD_OptionItem(
@@ -49,25 +62,67 @@ public final class Server: Sendable {
         if options.threads > 1 {
             items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
         }
-        items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
         let mechanism = options.polling == .epoll ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
-        let flags =
+        var flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | mechanism | MHD_ALLOW_SUSPEND_RESUME.rawValue
-            | MHD_USE_ITC.rawValue
-        let started = items.withUnsafeMutableBufferPointer {
-            prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)
+            | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        // GnuTLS copies the PEM text while the daemon starts; these buffers outlive that call.
+        let certificate = options.tls.map { Array($0.certificatePEM.utf8CString) } ?? []
+        let key = options.tls.map { Array($0.keyPEM.utf8CString) } ?? []
+        let started = certificate.withUnsafeBufferPointer { certificate in
+            key.withUnsafeBufferPointer { key in
+                if options.tls != nil {
+                    flags |= MHD_USE_TLS.rawValue
+                    items.append(
+                        MHD_OptionItem(
+                            option: .HTTPS_MEM_CERT, value: 0,
+                            ptr_value: UnsafeMutableRawPointer(mutating: certificate.baseAddress)))
+                    items.append(
+                        MHD_OptionItem(
+                            option: .HTTPS_MEM_KEY, value: 0,
+                            ptr_value: UnsafeMutableRawPointer(mutating: key.baseAddress)))
+                }
+                items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+                return items.withUnsafeMutableBufferPointer {
+                    prh_start_daemon(flags, mhdAccessHandler, corePointer, $0.baseAddress)
+                }
+            }
         }
         guard let started else {
+            let reason = core.startupMessages()
             Unmanaged<ServerCore>.fromOpaque(corePointer).release()
             close(socket.descriptor)
+            if options.tls != nil {
+                throw ServerError.invalidTLS("certificate and key rejected: \(reason ?? "no reason given")")
+            }
             throw ServerError.daemonFailed
         }
+        core.markStarted()
         self.core = core
         self.daemon = Mutex(started)
         self.listenDescriptor = socket.descriptor
         self.port = socket.port
         self.address = socket.displayAddress
+        self.scheme = options.tls == nil ? "http" : "https"
+        if let metrics {
+            metrics.sampled(
+                "pullrefresh_http_open_connections", help: "Open client connections.", kind: .gauge
+            ) { [weak self] in Double(self?.openConnections ?? 0) }
+            metrics.sampled(
+                "pullrefresh_refresh_waiters",
+                help: "Requests suspended while they wait for a reload (POST /api/refresh, POST /refresh).",
+                kind: .gauge
+            ) { [weak self] in Double(self?.pendingRequests ?? 0) }
+        }
+    }
+
+    /// `http` or `https`, for the startup line.
+    public let scheme: String
+
+    /// Connections libmicrohttpd holds open now, across every worker thread.
+    public var openConnections: Int {
+        daemon.withLock { daemon in daemon.map { Int(prh_daemon_connections($0)) } ?? 0 }
     }
 
     /// Requests whose async handlers are still running.

@@ -18,10 +18,54 @@ final class ServerCore: @unchecked Sendable {
     /// Set once shutdown starts; read on the hot path without taking the pending lock.
     let closing = Atomic<Bool>(false)
 
-    init(router: Router, logger: Logger, options: ServerOptions) {
+    /// Per-request series, when metrics are on.
+    let metrics: ServerMetrics?
+    /// Headers every response carries, from the options (HSTS).
+    let extraHeaders: [(name: String, value: String)]
+    /// libmicrohttpd's messages before the daemon runs: the reason it refused to start.
+    private let earlyMessages = Mutex<[String]>([])
+    private let started = Atomic<Bool>(false)
+    /// Where the C shim sends libmicrohttpd's messages: back to this core. Lives as long as the
+    /// core, which libmicrohttpd keeps alive until the daemon stops.
+    let logTarget = UnsafeMutablePointer<prh_log_target>.allocate(capacity: 1)
+
+    init(router: Router, logger: Logger, options: ServerOptions, metrics: ServerMetrics? = nil) {
         self.router = router
         self.logger = logger
         self.options = options
+        self.metrics = metrics
+        var extra: [(name: String, value: String)] = []
+        if options.tls != nil, options.strictTransportSecurity {
+            extra.append((name: "Strict-Transport-Security", value: "max-age=31536000"))
+        }
+        extraHeaders = extra
+        logTarget.initialize(
+            to: prh_log_target(sink: mhdLogSink, context: Unmanaged.passUnretained(self).toOpaque()))
+    }
+
+    deinit {
+        logTarget.deallocate()
+    }
+
+    /// A message from libmicrohttpd: kept while starting, logged as a warning once running.
+    func libraryMessage(_ message: String) {
+        let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return }
+        if started.load(ordering: .acquiring) {
+            logger.warning("libmicrohttpd: " + trimmed)
+        } else {
+            earlyMessages.withLock { $0.append(trimmed) }
+        }
+    }
+
+    /// Messages libmicrohttpd wrote while failing to start, joined, or nil.
+    func startupMessages() -> String? {
+        let messages = earlyMessages.withLock { $0 }
+        return messages.isEmpty ? nil : messages.joined(separator: "; ")
+    }
+
+    func markStarted() {
+        started.store(true, ordering: .releasing)
     }
 
     /// Registers a request as pending, or refuses it when the bound is reached or shutdown began.

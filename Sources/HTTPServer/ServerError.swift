@@ -8,6 +8,10 @@ public enum ServerError: Error, Equatable, CustomStringConvertible {
     case invalidOption(String)
     /// libmicrohttpd refused to start.
     case daemonFailed
+    /// The TLS certificate or key is unusable: not PEM, or a key that does not match.
+    case invalidTLS(String)
+    /// This libmicrohttpd was built without TLS support.
+    case tlsUnsupported
 
     /// A one-line explanation for people.
     public var description: String {
@@ -16,6 +20,8 @@ public enum ServerError: Error, Equatable, CustomStringConvertible {
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .invalidOption(let message): message
         case .daemonFailed: "libmicrohttpd failed to start"
+        case .invalidTLS(let reason): "TLS: \(reason)"
+        case .tlsUnsupported: "TLS: this libmicrohttpd was built without TLS support"
         }
     }
 }

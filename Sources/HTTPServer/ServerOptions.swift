@@ -30,6 +30,10 @@ public struct ServerOptions: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// `listen(2)` backlog.
     public var listenBacklog: Int = 1024
+    /// Serve HTTPS with these credentials (libmicrohttpd's GnuTLS) instead of plain HTTP.
+    public var tls: TLSCredentials?
+    /// With ``tls``: send `Strict-Transport-Security` (one year) on every response.
+    public var strictTransportSecurity = false
 
     /// The event mechanism of libmicrohttpd's internal threads.
     public enum Polling: String, Sendable, CaseIterable {
@@ -57,5 +61,7 @@ public struct ServerOptions: Sendable {
         try require(connectionMemoryLimit >= 8 * 1024, "connection memory must be at least 8 KiB")
         try require(maxBodySize >= 0, "max body size must be 0 or more")
         try require(maxPendingRequests >= 1, "max pending requests must be at least 1")
+        try require(tls != nil || !strictTransportSecurity, "HSTS needs TLS (a certificate and key)")
+        if let problem = tls?.problem() { throw ServerError.invalidTLS(problem) }
     }
 }

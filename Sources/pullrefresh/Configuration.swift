@@ -12,6 +12,11 @@ struct Configuration {
     var templates = "Templates"
     var publicDirectory = "Public"
     var showHelp = false
+    var showVersion = false
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var metrics = true
+    var logFormat = LogFormat.text
 
     static let usage = """
         Usage: pullrefresh [options]
@@ -38,6 +43,12 @@ struct Configuration {
           --polling poll|epoll   libmicrohttpd's event mechanism (default poll; see README)
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
           --quiet                No access log or info lines
+          --tls-cert FILE        Serve HTTPS with this PEM certificate (chain); needs --tls-key
+          --tls-key FILE         The PEM private key of --tls-cert
+          --hsts                 With TLS: send Strict-Transport-Security (max-age one year)
+          --metrics on|off       Prometheus metrics at /metrics (default on)
+          --log-format text|json Access and diagnostic lines as text or one JSON object per line
+          --version              Print the version and exit
           -h, --help             Show this help
         """
 
@@ -115,12 +126,40 @@ struct Configuration {
             case "--grace":
                 config.server.shutdownGracePeriod = .seconds(
                     try number(0...600))
+            case "--version": config.showVersion = true
+            case "--tls-cert": config.tlsCertificate = try value(for: flag, inline: inline)
+            case "--tls-key": config.tlsKey = try value(for: flag, inline: inline)
+            case "--hsts": config.server.strictTransportSecurity = true
+            case "--metrics":
+                let text = try value(for: flag, inline: inline)
+                guard text == "on" || text == "off" else {
+                    throw UsageError("--metrics must be 'on' or 'off', got '\(text)'")
+                }
+                config.metrics = text == "on"
+            case "--log-format":
+                let text = try value(for: flag, inline: inline)
+                guard let format = LogFormat(rawValue: text) else {
+                    throw UsageError("--log-format must be 'text' or 'json', got '\(text)'")
+                }
+                config.logFormat = format
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
             index += 1
         }
+        try config.checkTLSFlags()
         return config
+    }
+
+    /// Certificate and key come as a pair; HSTS only means something over our own TLS.
+    private func checkTLSFlags() throws(UsageError) {
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw UsageError("--tls-cert and --tls-key must be given together")
+        }
+        if server.strictTransportSecurity, tlsCertificate == nil {
+            throw UsageError(
+                "--hsts needs --tls-cert and --tls-key (behind a TLS proxy, let the proxy send it)")
+        }
     }
 
     private static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws(UsageError)

@@ -1,6 +1,7 @@
 import Feed
 import Foundation
 import HTTPServer
+import Metrics
 import Mustache
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
@@ -16,10 +17,21 @@ enum ServeCommand {
             FileHandle.standardOutput.write(Data((Configuration.usage + "\n").utf8))
             return 0
         }
-        let logger = Logger(quiet: config.quiet)
+        if config.showVersion {
+            FileHandle.standardOutput.write(Data("pullrefresh \(PullRefreshVersion.current)\n".utf8))
+            return 0
+        }
+        var options = config.server
+        do {
+            options.tls = try loadTLS(config)
+        } catch {
+            return fail(error.description)
+        }
+        let logger = Logger(quiet: config.quiet, format: config.logFormat)
+        let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
         do {
-            app = try makeApp(config, logger: logger)
+            app = try makeApp(config, logger: logger, metrics: metrics)
         } catch let error as FeedError {
             return fail(error.message)
         } catch let error as MustacheError {
@@ -30,18 +42,29 @@ enum ServeCommand {
         let signals = SignalWaiter()
         let server: Server
         do {
-            server = try Server(router: app.router(), options: config.server, logger: logger)
+            var router = app.router()
+            if let metrics {
+                app.registerMetrics(in: metrics)
+                router.get("/metrics") { _ in
+                    Response(
+                        headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
+                        body: Array(metrics.exposition().utf8))
+                }
+            }
+            server = try Server(router: router, options: options, logger: logger, metrics: metrics)
         } catch {
             return fail(error.description)
         }
-        logger.always("pullrefresh listening on http://\(server.address)")
+        logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         await server.shutdown()
         return 0
     }
 
-    static func makeApp(_ config: Configuration, logger: Logger) throws -> FeedApp {
+    static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil) throws
+        -> FeedApp
+    {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: templatesURL.path, isDirectory: &isDirectory),
@@ -65,9 +88,50 @@ enum ServeCommand {
             initial = generator.initialItems(count: min(12, config.maxItems))
             source = generator
         }
-        let store = FeedStore(
-            initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
+        // The upstream wait lives in the source, so the reload metrics include it.
+        var upstream: any FeedSource = DelayedSource(source, delay: config.reloadDelay)
+        if let metrics { upstream = MeteredSource(upstream, registry: metrics) }
+        let store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         return FeedApp(store: store, renderer: renderer, files: files, logger: logger)
+    }
+
+    /// The process-wide series: version and start time.
+    static func processMetrics() -> MetricsRegistry {
+        let registry = MetricsRegistry()
+        registry.sampled(
+            "pullrefresh_build_info", help: "Always 1; the version is the label.", kind: .gauge,
+            labels: [("version", PullRefreshVersion.current)]
+        ) { 1 }
+        let started = Date().timeIntervalSince1970
+        registry.sampled(
+            "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.",
+            kind: .gauge
+        ) { started }
+        return registry
+    }
+
+    /// The certificate and key files, read and checked, or nil without `--tls-cert`.
+    static func loadTLS(_ config: Configuration) throws(ServerError) -> TLSCredentials? {
+        guard let certificatePath = config.tlsCertificate, let keyPath = config.tlsKey else { return nil }
+        func read(_ path: String, _ what: String) throws(ServerError) -> String {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            guard exists, !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+                let reason =
+                    !exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "not readable"
+                throw ServerError.invalidTLS("cannot read the \(what) \(path): \(reason)")
+            }
+            guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
+                throw ServerError.invalidTLS("the \(what) \(path) is not a PEM text file")
+            }
+            return text
+        }
+        let credentials = TLSCredentials(
+            certificatePEM: try read(certificatePath, "certificate"), keyPEM: try read(keyPath, "key"))
+        if let problem = credentials.problem() {
+            throw ServerError.invalidTLS("\(problem) (\(certificatePath), \(keyPath))")
+        }
+        return credentials
     }
 
     private static func fail(_ message: String, status: Int32 = 1) -> Int32 {

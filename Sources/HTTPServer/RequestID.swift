@@ -1,0 +1,51 @@
+import Synchronization
+
+/// `X-Request-Id`: a client's value is kept when it is 1–64 characters of `A-Z a-z 0-9 . _ -`
+/// (safe in headers, logs and JSON without escaping); otherwise a new 16-hex-digit id is made.
+enum RequestID {
+    static let headerName = "X-Request-Id"
+    static let maxLength = 64
+
+    /// Why a client's value was refused, or nil when it is acceptable.
+    static func problem(with value: UnsafePointer<CChar>) -> String? {
+        var length = 0
+        var pointer = value
+        while pointer.pointee != 0 {
+            let byte = UInt8(bitPattern: pointer.pointee)
+            guard isSafe(byte) else { return "characters outside A-Z a-z 0-9 . _ -" }
+            length += 1
+            guard length <= maxLength else { return "longer than \(maxLength) characters" }
+            pointer += 1
+        }
+        return length == 0 ? "empty" : nil
+    }
+
+    static func isSafe(_ byte: UInt8) -> Bool {
+        (97...122).contains(byte) || (65...90).contains(byte) || (48...57).contains(byte) || byte == 45
+            || byte == 46 || byte == 95
+    }
+
+    /// Unique per process and unpredictable: SplitMix64 (a bijection) over a counter that
+    /// starts at a random value, so ids never repeat within a run and need no syscall.
+    private static let sequence = Atomic<UInt64>(UInt64.random(in: .min ... .max))
+
+    static func generate() -> String {
+        var z = sequence.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return hex16(z)
+    }
+
+    private static func hex16(_ value: UInt64) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            digits.withUTF8Buffer { table in
+                for index in 0..<16 {
+                    buffer[index] = table[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
+                }
+            }
+            return 16
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Metrics
+
+/// The server's per-request series, laid out at startup so recording one request is a few
+/// array reads and relaxed atomic adds: no lock, no allocation, no label formatting.
+final class ServerMetrics: Sendable {
+    /// `[route][status class]`; the last route slot is `unmatched`.
+    private let requests: [[Counter]]
+    private let durations: [Histogram]
+    private let bytes: [Counter]
+
+    init(registry: MetricsRegistry, routes: [String]) {
+        let labels = routes + ["unmatched"]
+        requests = labels.map { route in
+            (1...5).map { digit in
+                registry.counter(
+                    "pullrefresh_http_requests_total",
+                    help: "HTTP requests answered, by route pattern and status class.",
+                    labels: [("route", route), ("status", "\(digit)xx")])
+            }
+        }
+        durations = labels.map { route in
+            registry.histogram(
+                "pullrefresh_http_request_duration_seconds",
+                help: "Time from the request's headers to its response being queued, by route pattern.",
+                labels: [("route", route)])
+        }
+        bytes = labels.map { route in
+            registry.counter(
+                "pullrefresh_http_response_bytes_total",
+                help: "Response body bytes queued (HEAD counts the GET body), by route pattern.",
+                labels: [("route", route)])
+        }
+    }
+
+    /// Records one answered request.
+    func record(routeIndex: Int, status: Int, bodyBytes: Int, nanoseconds: UInt64) {
+        let slot = routeIndex >= 0 && routeIndex < requests.count - 1 ? routeIndex : requests.count - 1
+        let statusClass = min(max(status / 100, 1), 5) - 1
+        requests[slot][statusClass].increment()
+        durations[slot].observe(nanoseconds: nanoseconds)
+        bytes[slot].increment(by: UInt64(bodyBytes))
+    }
+}
