@@ -9,7 +9,7 @@ ARGS ?=
 PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
-.PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
+.PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
@@ -62,7 +62,47 @@ ops-deps:
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
 
-build: deps
+## Debian's esbuild (0.17 on bookworm), which builds the client bundle — installed only when missing.
+esbuild-deps:
+	@if ! command -v $(ESBUILD) >/dev/null 2>&1; then \
+	  echo "Installing esbuild (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    -o DPkg::Lock::Timeout=300 esbuild; \
+	fi
+
+## The client: Client/src (readable ES modules + CSS) → one minified module script and one
+## stylesheet in Public/, each with its source map. The built files are committed, so a plain
+## `swift run` serves a working page; `make client-check` (part of `make test`) fails when they
+## are stale. Run from the folder holding Client/ and Public/ (the maps name ../Client/src/…).
+ESBUILD ?= esbuild
+CLIENT_OUTPUTS := pull-to-refresh.js pull-to-refresh.js.map pull-to-refresh.css pull-to-refresh.css.map
+CLIENT_BUILD = $(ESBUILD) Client/src/pull-to-refresh.mjs Client/src/pull-to-refresh.css \
+	--bundle --minify --format=esm --target=es2020 --charset=utf8 --sourcemap \
+	--outdir=Public --log-level=warning
+
+client: esbuild-deps
+	$(CLIENT_BUILD)
+	@for f in pull-to-refresh.js pull-to-refresh.css; do \
+	  printf '  Public/%-20s %6d B, %5d B gzip -9\n' $$f $$(wc -c <Public/$$f) $$(gzip -9 <Public/$$f | wc -c); \
+	done
+
+## Rebuilds into a scratch copy of the tree and compares byte for byte with Public/ (esbuild's
+## output is deterministic for a given version).
+client-check: esbuild-deps
+	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
+	mkdir -p "$$scratch/Client" "$$scratch/Public" && cp -R Client/src "$$scratch/Client/" && \
+	( cd "$$scratch" && $(CLIENT_BUILD) ) || exit 1; \
+	stale=0; for f in $(CLIENT_OUTPUTS); do \
+	  cmp -s "$$scratch/Public/$$f" "Public/$$f" || { echo "Public/$$f is stale"; stale=1; }; \
+	done; \
+	if [ $$stale = 1 ]; then \
+	  echo "Rebuild it from Client/src with \`make client\` and commit (esbuild $$($(ESBUILD) --version))."; \
+	  exit 1; \
+	fi; \
+	echo "Public/ bundle is up to date with Client/src (esbuild $$($(ESBUILD) --version))."
+
+build: deps client
 	$(SWIFT) build -c release
 
 build-debug: deps
@@ -96,9 +136,10 @@ contract-test: build-debug contract-deps
 ops-test: build-debug ops-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
 
-## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, API contract,
-## browser tests (Chromium, WebKit), operations tests.
-test: deps lint swift-test js-test contract-test browser-test webkit-test ops-test
+## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
+## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
+## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment).
+test: deps lint client-check swift-test js-test contract-test browser-test webkit-test ops-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

@@ -248,6 +248,58 @@ struct RouteTests {
             try await get("/static/img/logo.svg").headers["Content-Type"] == "image/svg+xml; charset=utf-8")
     }
 
+    @Test func sourceMapsAreServedAsJSON() async throws {
+        let map = #"{"version":3,"sources":["../Client/src/attach.mjs"],"mappings":""}"#
+        try map.write(
+            to: root.appendingPathComponent("Public/pull-to-refresh.js.map"), atomically: true,
+            encoding: .utf8)
+        let response = try await get("/static/pull-to-refresh.js.map")
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(Fixtures.text(response) == map)
+    }
+
+    @Test(arguments: [
+        ("pull-to-refresh.js", "text/javascript; charset=utf-8"),
+        ("gesture-core.mjs", "text/javascript; charset=utf-8"),
+        ("pull-to-refresh.css", "text/css; charset=utf-8"),
+        ("pull-to-refresh.js.map", "application/json; charset=utf-8"),
+        ("pull-to-refresh.css.map", "application/json; charset=utf-8"),
+    ])
+    func clientAssetTypes(name: String, type: String) {
+        #expect(StaticFiles.contentType(for: name) == type)
+    }
+
+    /// The committed bundle in the repository's Public/ is what `swift run` serves: the script,
+    /// its stylesheet and both source maps, and no separate state-machine module any more.
+    @Test func theRepositoryServesTheBuiltClient() throws {
+        let files = try StaticFiles(
+            directory: Fixtures.repositoryRoot.appendingPathComponent("Public").path)
+        let expected = [
+            (
+                "pull-to-refresh.js", "text/javascript; charset=utf-8",
+                "//# sourceMappingURL=pull-to-refresh.js.map"
+            ),
+            ("pull-to-refresh.js.map", "application/json; charset=utf-8", "\"sourcesContent\""),
+            (
+                "pull-to-refresh.css", "text/css; charset=utf-8",
+                "/*# sourceMappingURL=pull-to-refresh.css.map */"
+            ),
+            ("pull-to-refresh.css.map", "application/json; charset=utf-8", "\"sourcesContent\""),
+        ]
+        for (name, type, marker) in expected {
+            let response = try files.respond(
+                relative: name, request: try Request(method: "GET", target: "/static/" + name))
+            #expect(response.status == 200, "\(name)")
+            #expect(response.headers["Content-Type"] == type, "\(name)")
+            #expect(Fixtures.text(response).contains(marker), "\(name)")
+        }
+        #expect(throws: HTTPError.self) {
+            try files.respond(
+                relative: "ptr-core.mjs", request: try Request(method: "GET", target: "/static/ptr-core.mjs"))
+        }
+    }
+
     @Test(arguments: [
         "/static/", "/static/img", "/static/img/", "/static/../secret.txt", "/static/%2e%2e/secret.txt",
         "/static/img/%2E%2E/%2e%2e/secret.txt", "/static/..%2fsecret.txt", "/static/.env", "/static/%2eenv",

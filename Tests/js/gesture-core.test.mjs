@@ -1,8 +1,8 @@
-// Unit tests of the pure gesture state machine (Public/ptr-core.mjs) with a fake clock.
-// Run: node --test Tests/js/
+// Unit tests of the pure gesture state machine (Client/src/gesture-core.mjs, the source, not
+// the bundle) with a fake clock. Run: node --test Tests/js/
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createCore } from '../../Public/ptr-core.mjs'
+import { createCore } from '../../Client/src/gesture-core.mjs'
 
 // A deterministic clock: timers only run when the test advances time.
 function fakeTimers() {

@@ -1,0 +1,102 @@
+/**
+ * Text and announcements: which localized string the indicator and the live region show in each
+ * state, and the accessibility bookkeeping that goes with a state change (`aria-busy`, Retry's
+ * visibility, focus). Strings come from the root's `data-ptr-text-*` attributes, so the server
+ * renders them in the page's language and the script carries none.
+ * @module announcer
+ */
+
+/** The `data-ptr-text-*` string of each state that has its own indicator text. */
+const STATE_TEXT = {
+  pulling: 'Pull',
+  armed: 'Release',
+  refreshing: 'Refreshing',
+  done: 'Updated',
+  error: 'Error',
+}
+
+/** Errors with a more helpful text than the generic one. */
+const ERROR_TEXT = { offline: 'Offline', busy: 'Busy' }
+
+/**
+ * @callback TextLookup the localized string `key` (`'UpToDate'` → `data-ptr-text-up-to-date`)
+ *   with `{n}` replaced by `n`; '' when the page does not provide it
+ * @param {string} key
+ * @param {number} [n]
+ * @returns {string}
+ */
+
+/**
+ * @param {DOMStringMap | Record<string, string>} dataset the root's
+ * @returns {TextLookup}
+ */
+export function createTexts(dataset) {
+  return (key, n) => (dataset['ptrText' + key] || '').replace('{n}', n)
+}
+
+/**
+ * "1 new item" / "{n} new items".
+ * @param {TextLookup} text
+ * @param {number} count
+ */
+export function newItemsText(text, count) {
+  return text(count > 1 ? 'New' : 'NewOne', count)
+}
+
+/**
+ * The indicator's text for a state; '' for idle and settling, which keep the current text (the
+ * last result stays while the indicator slides away).
+ * @param {string} state
+ * @param {any} info what the state machine passed with the transition
+ * @param {TextLookup} text
+ */
+export function indicatorText(state, info, text) {
+  if (state === 'done' && info?.added === 0) return text('UpToDate')
+  const key = (state === 'error' && ERROR_TEXT[info?.code]) || STATE_TEXT[state]
+  return key ? text(key) : ''
+}
+
+/**
+ * What the live region says for a state, or `null`: only the start of a refresh and its outcome
+ * are announced (announcing every pull state would talk over what the screen reader is reading),
+ * and "N new items" says more than "Updated".
+ * @param {string} state
+ * @param {any} info
+ * @param {TextLookup} text
+ */
+export function announcementFor(state, info, text) {
+  if (state !== 'refreshing' && state !== 'done' && state !== 'error') return null
+  return info?.added > 0 ? newItemsText(text, info.added) : indicatorText(state, info, text)
+}
+
+/**
+ * Finds the optional parts inside `root` and returns the function that applies a state change
+ * to them: `[data-ptr-text]` (the indicator's text), `[data-ptr-status]` (a `role="status"` live
+ * region), `[data-ptr-list]` (`aria-busy` while refreshing), `[data-ptr-retry]` (shown only in
+ * `error`) and `[data-ptr-button]` (the page's Refresh button).
+ * @param {HTMLElement} root
+ * @param {TextLookup} text
+ * @returns {(state: string, info: any) => void}
+ */
+export function createAnnouncer(root, text) {
+  const part = name => root.querySelector(`[data-ptr-${name}]`)
+  const shownText = part('text')
+  const liveRegion = part('status')
+  const list = part('list')
+  const retry = part('retry')
+  const button = part('button')
+
+  return (state, info) => {
+    const shown = indicatorText(state, info, text)
+    const announcement = announcementFor(state, info, text)
+    if (shown && shownText) shownText.textContent = shown
+    if (announcement != null && liveRegion) liveRegion.textContent = announcement
+    list?.setAttribute('aria-busy', state === 'refreshing')
+    if (retry) {
+      // Retry disappears when the error is over. If it had focus, hand focus to the Refresh
+      // button rather than dropping it on <body>; nothing else ever moves focus.
+      if (state !== 'error' && document.activeElement === retry) button?.focus()
+      retry.hidden = state !== 'error'
+    }
+  }
+}

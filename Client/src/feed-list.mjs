@@ -1,0 +1,66 @@
+/**
+ * The list of items: inserting the new items a refresh brought without moving what the reader
+ * is looking at, and the "N new items" pill that leads back to them.
+ * @module feed-list
+ */
+
+import { newItemsText } from './announcer.mjs'
+
+/**
+ * @param {HTMLElement} root the scroll root
+ * @param {import('./announcer.mjs').TextLookup} text
+ * @param {() => void} renderTimes brings the relative times up to date (relative-time.mjs)
+ * @param {(target: EventTarget | null, type: string, handler: Function, passive?: boolean)
+ *   => void} listen registers a listener that attach's destroy() removes
+ * @returns {((html: string) => number) | null} inserts a fragment's items at the top and says
+ *   how many there were; `null` when the root has no `[data-ptr-list]`
+ */
+export function createFeedList(root, text, renderTimes, listen) {
+  const list = root.querySelector('[data-ptr-list]')
+  const pill = root.querySelector('[data-ptr-pill]')
+  if (!list) return null
+  /** New items above the reader since they last were at the top. */
+  let unseen = 0
+
+  // Back at the top, the reader sees the new items: the pill has done its job.
+  listen(
+    root,
+    'scroll',
+    () => {
+      if (root.scrollTop < 1 && pill) {
+        pill.hidden = true
+        unseen = 0
+      }
+    },
+    true,
+  )
+  // The pill scrolls to the top; the list takes focus, so focus is not lost when the pill hides.
+  listen(pill, 'click', () => {
+    list.tabIndex = -1
+    list.focus()
+    root.scrollTop = 0
+  })
+
+  // The fragment is the server's own escaped rendering of partials/item.mustache (never a
+  // user's string): the one place this script parses HTML.
+  return html => {
+    const first = list.firstElementChild
+    const firstTop = first?.offsetTop
+    const before = list.children.length
+    list.insertAdjacentHTML('afterbegin', html)
+    const added = list.children.length - before
+    // Their final text before anything is measured, so no height changes afterwards.
+    renderTimes()
+    // Scrolled away: keep what the reader sees where it is (overflow-anchor is off on the root,
+    // so the browser does not correct a second time) and offer the pill instead.
+    if (root.scrollTop > 1 && first && added) {
+      root.scrollTop += first.offsetTop - firstTop
+      unseen += added
+      if (pill) {
+        pill.textContent = newItemsText(text, unseen)
+        pill.hidden = false
+      }
+    }
+    return added
+  }
+}
