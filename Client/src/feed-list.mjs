@@ -8,6 +8,7 @@ import { newItemsText } from './announcer.mjs'
 
 /**
  * @param {HTMLElement} root the scroll root
+ * @param {import('./announcer.mjs').FindPart} part
  * @param {import('./announcer.mjs').TextLookup} text
  * @param {() => void} renderTimes brings the relative times up to date (relative-time.mjs)
  * @param {(target: EventTarget | null, type: string, handler: Function, passive?: boolean)
@@ -15,9 +16,9 @@ import { newItemsText } from './announcer.mjs'
  * @returns {((html: string) => number) | null} inserts a fragment's items at the top and says
  *   how many there were; `null` when the root has no `[data-ptr-list]`
  */
-export function createFeedList(root, text, renderTimes, listen) {
-  const list = root.querySelector('[data-ptr-list]')
-  const pill = root.querySelector('[data-ptr-pill]')
+export function createFeedList(root, part, text, renderTimes, listen) {
+  const list = part('list')
+  const pill = part('pill')
   if (!list) return null
   /** New items above the reader since they last were at the top. */
   let unseen = 0
