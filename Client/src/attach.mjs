@@ -101,7 +101,7 @@ export function attach(root, options = {}) {
     if (answer.version) data.ptrVersion = answer.version
     // `[data-ptr-updated]` is a relative time too: its text follows when the times are rendered.
     if (answer.updatedAt && updated) updated.dateTime = answer.updatedAt
-    return { added: insertItems ? insertItems(answer.html) : 0 }
+    return { added: insertItems(answer.html) }
   }
 
   let lastState

@@ -13,13 +13,13 @@ import { newItemsText } from './announcer.mjs'
  * @param {() => void} renderTimes brings the relative times up to date (relative-time.mjs)
  * @param {(target: EventTarget | null, type: string, handler: Function, passive?: boolean)
  *   => void} listen registers a listener that attach's destroy() removes
- * @returns {((html: string) => number) | null} inserts a fragment's items at the top and says
- *   how many there were; `null` when the root has no `[data-ptr-list]`
+ * @returns {(html: string) => number} inserts a fragment's items at the top and says how many
+ *   there were (none when the root has no `[data-ptr-list]`)
  */
 export function createFeedList(root, part, text, renderTimes, listen) {
   const list = part('list')
   const pill = part('pill')
-  if (!list) return null
+  if (!list) return () => 0
   /** New items above the reader since they last were at the top. */
   let unseen = 0
 
