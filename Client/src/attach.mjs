@@ -11,7 +11,6 @@ import { createFeedList } from './feed-list.mjs'
 import { createCore, DEFAULTS } from './gesture-core.mjs'
 import { createIndicator } from './indicator.mjs'
 import { requestNewItems } from './refresh-request.mjs'
-import { startRelativeTimes } from './relative-time.mjs'
 
 /**
  * Options of {@link attach}: those of the state machine (each also readable from a
@@ -91,15 +90,14 @@ export function attach(root, options = {}) {
   const text = createTexts(data)
   const announce = createAnnouncer(root, part, text)
   const showPull = createIndicator(root, part('pill'))
-  const lang = data.ptrLang || document.documentElement.lang || undefined
-  const renderTimes = startRelativeTimes(root, lang, listeners.signal)
-  const insertItems = createFeedList(root, part, text, renderTimes, listen)
+  const insertItems = createFeedList(root, part, text, listen)
 
   /** The default refresh: ask the server for what is newer than the page, then show it. */
   async function loadNewItems({ signal }) {
     const answer = await requestNewItems(data.ptrEndpoint, data.ptrVersion, signal)
     if (answer.version) data.ptrVersion = answer.version
-    // `[data-ptr-updated]` is a relative time too: its text follows when the times are rendered.
+    // Only the instant: what `[data-ptr-updated]` reads like ("5 minutes ago") is the page's
+    // business (feed.js watches `datetime`), so the gesture stays free of it.
     if (answer.updatedAt && updated) updated.dateTime = answer.updatedAt
     return { added: insertItems(answer.html) }
   }

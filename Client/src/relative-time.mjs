@@ -65,14 +65,13 @@ export function absoluteText(date, lang) {
 }
 
 /**
- * Shows the times under `root` relative to now, and keeps them so once a minute until `signal`
- * aborts.
+ * Shows the times under `root` relative to now, and keeps them so once a minute for the life of
+ * the page.
  * @param {ParentNode} root
  * @param {string | undefined} lang
- * @param {AbortSignal} signal
- * @returns {() => void} renders them now (after a refresh changed or added some)
+ * @returns {() => void} renders them now (after items were added or a `datetime` changed)
  */
-export function startRelativeTimes(root, lang, signal) {
+export function startRelativeTimes(root, lang) {
   let format
   try {
     format = createRelativeFormat(lang)
@@ -99,7 +98,6 @@ export function startRelativeTimes(root, lang, signal) {
   }
 
   render()
-  const timer = setInterval(render, UPDATE_MS)
-  signal.addEventListener('abort', () => clearInterval(timer))
+  setInterval(render, UPDATE_MS)
   return render
 }
