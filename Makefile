@@ -71,19 +71,28 @@ esbuild-deps:
 	    -o DPkg::Lock::Timeout=300 esbuild; \
 	fi
 
-## The client: Client/src (readable ES modules + CSS) → one minified module script and one
-## stylesheet in Public/, each with its source map. The built files are committed, so a plain
-## `swift run` serves a working page; `make client-check` (part of `make test`) fails when they
-## are stale. Run from the folder holding Client/ and Public/ (the maps name ../Client/src/…).
+## The client: Client/src (readable ES modules + CSS) → two minified module scripts, each with its
+## source map, and one minified stylesheet:
+## - pull-to-refresh.js + .css: the reusable gesture component (entry pull-to-refresh.mjs), the
+##   part with the 3,072 B gzip -9 budget. The stylesheet has no map: its link alone would cost
+##   34 of the budget's gzipped bytes, and the 2 KB source reads as it is.
+## - feed.js: this page's own enhancements (entry feed.mjs: relative times, …), outside the budget.
+## Both are built in one esbuild run without code splitting, so each is self-contained: the page
+## fetches the two in parallel and neither imports anything. The built files are committed, so a
+## plain `swift run` serves a working page; `make client-check` (part of `make test`) fails when
+## they are stale. Run from the folder holding Client/ and Public/ (the maps name ../Client/src/…).
 ESBUILD ?= esbuild
-CLIENT_OUTPUTS := pull-to-refresh.js pull-to-refresh.js.map pull-to-refresh.css pull-to-refresh.css.map
-CLIENT_BUILD = $(ESBUILD) Client/src/pull-to-refresh.mjs Client/src/pull-to-refresh.css \
+CLIENT_SCRIPTS := pull-to-refresh feed
+CLIENT_OUTPUTS := $(foreach s,$(CLIENT_SCRIPTS),$(s).js $(s).js.map) pull-to-refresh.css
+CLIENT_BUILD = $(ESBUILD) $(foreach s,$(CLIENT_SCRIPTS),Client/src/$(s).mjs) \
 	--bundle --minify --format=esm --target=es2020 --charset=utf8 --sourcemap \
+	--outdir=Public --log-level=warning && \
+	$(ESBUILD) Client/src/pull-to-refresh.css --bundle --minify --charset=utf8 \
 	--outdir=Public --log-level=warning
 
 client: esbuild-deps
 	$(CLIENT_BUILD)
-	@for f in pull-to-refresh.js pull-to-refresh.css; do \
+	@for f in pull-to-refresh.js pull-to-refresh.css feed.js; do \
 	  printf '  Public/%-20s %6d B, %5d B gzip -9\n' $$f $$(wc -c <Public/$$f) $$(gzip -9 <Public/$$f | wc -c); \
 	done
 

@@ -1,18 +1,21 @@
 /**
- * Text and announcements: which localized string the indicator and the live region show in each
- * state, and the accessibility bookkeeping that goes with a state change (`aria-busy`, Retry's
- * visibility, focus). Strings come from the root's `data-ptr-text-*` attributes, so the server
- * renders them in the page's language and the script carries none.
+ * Announcing a state change: the `ptr:*` event for the page's scripts, the localized string the
+ * indicator and the live region show, and the accessibility bookkeeping that goes with it
+ * (`aria-busy`, Retry's visibility, focus). Strings come from the root's `data-ptr-text-*`
+ * attributes, so the server renders them in the page's language and the script carries none.
  * @module announcer
  */
 
-/** The `data-ptr-text-*` string of each state that has its own indicator text. */
-const STATE_TEXT = {
-  pulling: 'Pull',
-  armed: 'Release',
-  refreshing: 'Refreshing',
-  done: 'Updated',
-  error: 'Error',
+/**
+ * What each state says when it is entered, as `[event, text]`: the event it dispatches (`ptr:` +
+ * the name) and the `data-ptr-text-*` string of the indicator. Idle and settling say nothing.
+ */
+const STATES = {
+  pulling: ['pullstart', 'Pull'],
+  armed: ['armed', 'Release'],
+  refreshing: ['refresh', 'Refreshing'],
+  done: ['done', 'Updated'],
+  error: ['error', 'Error'],
 }
 
 /** Errors with a more helpful text than the generic one. */
@@ -24,6 +27,12 @@ const ERROR_TEXT = { offline: 'Offline', busy: 'Busy' }
  * @param {string} key
  * @param {number} [n]
  * @returns {string}
+ */
+
+/**
+ * @callback FindPart the root's optional part `[data-ptr-<name>]`, `null` when the page has none
+ * @param {string} name
+ * @returns {HTMLElement | null}
  */
 
 /**
@@ -52,7 +61,7 @@ export function newItemsText(text, count) {
  */
 export function indicatorText(state, info, text) {
   if (state === 'done' && info?.added === 0) return text('UpToDate')
-  const key = (state === 'error' && ERROR_TEXT[info?.code]) || STATE_TEXT[state]
+  const key = (state === 'error' && ERROR_TEXT[info?.code]) || STATES[state]?.[1]
   return key ? text(key) : ''
 }
 
@@ -70,23 +79,27 @@ export function announcementFor(state, info, text) {
 }
 
 /**
- * Finds the optional parts inside `root` and returns the function that applies a state change
- * to them: `[data-ptr-text]` (the indicator's text), `[data-ptr-status]` (a `role="status"` live
- * region), `[data-ptr-list]` (`aria-busy` while refreshing), `[data-ptr-retry]` (shown only in
- * `error`) and `[data-ptr-button]` (the page's Refresh button).
- * @param {HTMLElement} root
+ * The function that announces a state change: the event on `root`, then the optional parts
+ * `[data-ptr-text]` (the indicator's text), `[data-ptr-status]` (a
+ * `role="status"` live region), `[data-ptr-list]` (`aria-busy` while refreshing),
+ * `[data-ptr-retry]` (shown only in `error`) and `[data-ptr-button]` (the page's Refresh button).
+ * @param {HTMLElement} root the events' target
+ * @param {FindPart} part
  * @param {TextLookup} text
- * @returns {(state: string, info: any) => void}
+ * @returns {(state: string, previous: string | undefined, info: any) => void} `previous` is the
+ *   state that was left
  */
-export function createAnnouncer(root, text) {
-  const part = name => root.querySelector(`[data-ptr-${name}]`)
+export function createAnnouncer(root, part, text) {
   const shownText = part('text')
   const liveRegion = part('status')
   const list = part('list')
   const retry = part('retry')
   const button = part('button')
 
-  return (state, info) => {
+  return (state, previous, info) => {
+    // Disarming (armed → pulling) is still the same pull: no second pullstart.
+    const event = previous === 'armed' && state === 'pulling' ? null : STATES[state]?.[0]
+    if (event) root.dispatchEvent(new CustomEvent('ptr:' + event, { bubbles: true, detail: info }))
     const shown = indicatorText(state, info, text)
     const announcement = announcementFor(state, info, text)
     if (shown && shownText) shownText.textContent = shown

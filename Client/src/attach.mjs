@@ -11,7 +11,6 @@ import { createFeedList } from './feed-list.mjs'
 import { createCore, DEFAULTS } from './gesture-core.mjs'
 import { createIndicator } from './indicator.mjs'
 import { requestNewItems } from './refresh-request.mjs'
-import { startRelativeTimes } from './relative-time.mjs'
 
 /**
  * Options of {@link attach}: those of the state machine (each also readable from a
@@ -50,15 +49,6 @@ import { startRelativeTimes } from './relative-time.mjs'
  * @typedef {'ptr:pullstart' | 'ptr:armed' | 'ptr:refresh' | 'ptr:done' | 'ptr:error'} PtrEvent
  */
 
-/** The event each state dispatches when it is entered. */
-const STATE_EVENTS = {
-  pulling: 'pullstart',
-  armed: 'armed',
-  refreshing: 'refresh',
-  done: 'done',
-  error: 'error',
-}
-
 /**
  * Reads the numeric options from a root's dataset: `data-ptr-dead-zone="12"` →
  * `{ deadZone: 12 }`. Anything but a number ≥ 0 (an empty attribute too) is left out, so the
@@ -85,9 +75,11 @@ export function optionsFromDataset(dataset) {
 export function attach(root, options = {}) {
   if (root.ptr) return root.ptr
   const data = root.dataset
-  const updated = root.querySelector('[data-ptr-updated]')
-  const button = root.querySelector('[data-ptr-button]')
-  const retry = root.querySelector('[data-ptr-retry]')
+  /** @type {import('./announcer.mjs').FindPart} */
+  const part = name => root.querySelector(`[data-ptr-${name}]`)
+  const updated = part('updated')
+  const button = part('button')
+  const retry = part('retry')
   const atTop = () => root.scrollTop < 1
 
   // Every listener goes through `listen`, so destroy() removes them all with one abort().
@@ -96,19 +88,18 @@ export function attach(root, options = {}) {
     target?.addEventListener(type, handler, { passive, signal: listeners.signal })
 
   const text = createTexts(data)
-  const announce = createAnnouncer(root, text)
-  const showPull = createIndicator(root)
-  const lang = data.ptrLang || document.documentElement.lang || undefined
-  const renderTimes = startRelativeTimes(root, lang, listeners.signal)
-  const insertItems = createFeedList(root, text, renderTimes, listen)
+  const announce = createAnnouncer(root, part, text)
+  const showPull = createIndicator(root, part('pill'))
+  const insertItems = createFeedList(root, part, text, listen)
 
   /** The default refresh: ask the server for what is newer than the page, then show it. */
   async function loadNewItems({ signal }) {
     const answer = await requestNewItems(data.ptrEndpoint, data.ptrVersion, signal)
     if (answer.version) data.ptrVersion = answer.version
-    // `[data-ptr-updated]` is a relative time too: its text follows when the times are rendered.
+    // Only the instant: what `[data-ptr-updated]` reads like ("5 minutes ago") is the page's
+    // business (feed.js watches `datetime`), so the gesture stays free of it.
     if (answer.updatedAt && updated) updated.dateTime = answer.updatedAt
-    return { added: insertItems ? insertItems(answer.html) : 0 }
+    return { added: insertItems(answer.html) }
   }
 
   let lastState
@@ -117,17 +108,12 @@ export function attach(root, options = {}) {
 
   function onChange(state, pull, info) {
     if (state !== lastState) {
-      // Disarming (armed → pulling) is still the same pull: no second pullstart.
-      const disarmed = state === 'pulling' && lastState === 'armed'
-      const event = disarmed ? null : STATE_EVENTS[state]
+      const previous = lastState
       lastState = data.ptrState = state
       // A refresh started while the reader is scrolled down (button, API) must not push what
       // they are reading down by the indicator's height.
       if (state === 'pulling' || state === 'refreshing') contentMoves = root.scrollTop <= 1
-      if (event) {
-        root.dispatchEvent(new CustomEvent('ptr:' + event, { bubbles: true, detail: info }))
-      }
-      announce(state, info)
+      announce(state, previous, info)
     }
     showPull(contentMoves ? pull : 0)
   }

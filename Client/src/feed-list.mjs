@@ -8,17 +8,17 @@ import { newItemsText } from './announcer.mjs'
 
 /**
  * @param {HTMLElement} root the scroll root
+ * @param {import('./announcer.mjs').FindPart} part
  * @param {import('./announcer.mjs').TextLookup} text
- * @param {() => void} renderTimes brings the relative times up to date (relative-time.mjs)
  * @param {(target: EventTarget | null, type: string, handler: Function, passive?: boolean)
  *   => void} listen registers a listener that attach's destroy() removes
- * @returns {((html: string) => number) | null} inserts a fragment's items at the top and says
- *   how many there were; `null` when the root has no `[data-ptr-list]`
+ * @returns {(html: string) => number} inserts a fragment's items at the top and says how many
+ *   there were (none when the root has no `[data-ptr-list]`)
  */
-export function createFeedList(root, text, renderTimes, listen) {
-  const list = root.querySelector('[data-ptr-list]')
-  const pill = root.querySelector('[data-ptr-pill]')
-  if (!list) return null
+export function createFeedList(root, part, text, listen) {
+  const list = part('list')
+  const pill = part('pill')
+  if (!list) return () => 0
   /** New items above the reader since they last were at the top. */
   let unseen = 0
 
@@ -49,12 +49,13 @@ export function createFeedList(root, text, renderTimes, listen) {
     const before = list.children.length
     list.insertAdjacentHTML('afterbegin', html)
     const added = list.children.length - before
-    // Their final text before anything is measured, so no height changes afterwards.
-    renderTimes()
     // Scrolled away: keep what the reader sees where it is (overflow-anchor is off on the root,
     // so the browser does not correct a second time) and offer the pill instead.
     if (root.scrollTop > 1 && first && added) {
-      root.scrollTop += first.offsetTop - firstTop
+      // Measured in a microtask, not now: the page's MutationObservers (feed.js gives new items
+      // their relative times) run first, since their microtask was queued by the insertion, so
+      // the items' height is final. Still before the next paint: nothing visibly jumps.
+      queueMicrotask(() => (root.scrollTop += first.offsetTop - firstTop))
       unseen += added
       if (pill) {
         pill.textContent = newItemsText(text, unseen)

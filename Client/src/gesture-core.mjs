@@ -103,7 +103,7 @@ export function createCore(options = {}) {
     if (options[key] != null) o[key] = options[key]
   }
   const timers = (o.timers ||= globalThis)
-  const now = () => (timers.now ? timers.now() : Date.now())
+  const now = timers.now || Date.now
 
   /** @type {State} */
   let state = 'idle'

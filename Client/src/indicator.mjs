@@ -12,10 +12,10 @@
 
 /**
  * @param {HTMLElement} root the scroll root
+ * @param {HTMLElement | null} pill the "new items" pill, which stays where it is
  * @returns {(pull: number) => void} shows `pull` px at the next frame (0: everything back)
  */
-export function createIndicator(root) {
-  const pill = root.querySelector('[data-ptr-pill]')
+export function createIndicator(root, pill) {
   let frame = 0
   let distance = 0
 

@@ -16,7 +16,7 @@ export { attach }
 /** The public API: `attach(root, options)` → controller (see attach.mjs). */
 export const PullToRefresh = { attach }
 window.PullToRefresh = PullToRefresh
-export default PullToRefresh
+export { PullToRefresh as default }
 
 // Declarative use: the markup opts in, no script of the page's own is needed.
 for (const root of document.querySelectorAll('[data-pull-to-refresh]')) attach(root)

@@ -9,35 +9,40 @@
  * @module relative-time
  */
 
-/** Each unit and how many of it make the next one (a month is 4.35 weeks, ~30.4 days). */
-const UNITS = [
-  [60, 'second'],
-  [60, 'minute'],
-  [24, 'hour'],
-  [7, 'day'],
-  [4.35, 'week'],
-  [12, 'month'],
-  [Infinity, 'year'],
-]
+const MINUTE = 60
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+const WEEK = 7 * DAY
+/** A month is 4.35 weeks (~30.4 days), a year twelve of them. */
+const MONTH = 4.35 * WEEK
+
+/** The units from the largest down, each with its length in seconds. */
+const UNITS = {
+  year: 12 * MONTH,
+  month: MONTH,
+  week: WEEK,
+  day: DAY,
+  hour: HOUR,
+  minute: MINUTE,
+}
 
 /** How often the texts are brought up to date. */
-const UPDATE_MS = 60 * 1000
+const UPDATE_MS = MINUTE * 1000
 
 /**
  * The value and unit to say for a time `seconds` away from now (negative: in the past), as
  * arguments of `Intl.RelativeTimeFormat#format`: the largest unit that fits, truncated toward
- * zero, so "5 minutes ago" means at least five minutes. Under a minute it is `0 second`, "now"
- * with `numeric: 'auto'`: the text changes once a minute, so counting seconds would be wrong.
+ * zero, so "5 minutes ago" means at least five minutes. Under a minute (and for NaN, not a time)
+ * it is `0 second`, "now" with `numeric: 'auto'`: the text changes once a minute, so counting
+ * seconds would be wrong.
  * @param {number} seconds
  * @returns {[number, Intl.RelativeTimeFormatUnit]}
  */
 export function relativeParts(seconds) {
-  let value = seconds
-  for (const [size, unit] of UNITS) {
-    if (Math.abs(value) < size) return [unit === 'second' ? 0 : Math.trunc(value), unit]
-    value /= size
+  for (const unit in UNITS) {
+    if (Math.abs(seconds) >= UNITS[unit]) return [Math.trunc(seconds / UNITS[unit]), unit]
   }
-  return [0, 'second'] // NaN: not a time
+  return [0, 'second']
 }
 
 /**
@@ -60,14 +65,13 @@ export function absoluteText(date, lang) {
 }
 
 /**
- * Shows the times under `root` relative to now, and keeps them so once a minute until `signal`
- * aborts.
+ * Shows the times under `root` relative to now, and keeps them so once a minute for the life of
+ * the page.
  * @param {ParentNode} root
  * @param {string | undefined} lang
- * @param {AbortSignal} signal
- * @returns {() => void} renders them now (after a refresh changed or added some)
+ * @returns {() => void} renders them now (after items were added or a `datetime` changed)
  */
-export function startRelativeTimes(root, lang, signal) {
+export function startRelativeTimes(root, lang) {
   let format
   try {
     format = createRelativeFormat(lang)
@@ -94,7 +98,6 @@ export function startRelativeTimes(root, lang, signal) {
   }
 
   render()
-  const timer = setInterval(render, UPDATE_MS)
-  signal.addEventListener('abort', () => clearInterval(timer))
+  setInterval(render, UPDATE_MS)
   return render
 }

@@ -270,8 +270,9 @@ struct RouteTests {
         #expect(StaticFiles.contentType(for: name) == type)
     }
 
-    /// The committed bundle in the repository's Public/ is what `swift run` serves: the script,
-    /// its stylesheet and both source maps, and no separate state-machine module any more.
+    /// The committed bundles in the repository's Public/ are what `swift run` serves: the
+    /// gesture's script and stylesheet, the page's feed.js, each script with its source map (the
+    /// stylesheet has none), and no separate state-machine module any more.
     @Test func theRepositoryServesTheBuiltClient() throws {
         let files = try StaticFiles(
             directory: Fixtures.repositoryRoot.appendingPathComponent("Public").path)
@@ -281,11 +282,9 @@ struct RouteTests {
                 "//# sourceMappingURL=pull-to-refresh.js.map"
             ),
             ("pull-to-refresh.js.map", "application/json; charset=utf-8", "\"sourcesContent\""),
-            (
-                "pull-to-refresh.css", "text/css; charset=utf-8",
-                "/*# sourceMappingURL=pull-to-refresh.css.map */"
-            ),
-            ("pull-to-refresh.css.map", "application/json; charset=utf-8", "\"sourcesContent\""),
+            ("pull-to-refresh.css", "text/css; charset=utf-8", "@keyframes ptr-spin"),
+            ("feed.js", "text/javascript; charset=utf-8", "//# sourceMappingURL=feed.js.map"),
+            ("feed.js.map", "application/json; charset=utf-8", "\"sourcesContent\""),
         ]
         for (name, type, marker) in expected {
             let response = try files.respond(
@@ -294,9 +293,11 @@ struct RouteTests {
             #expect(response.headers["Content-Type"] == type, "\(name)")
             #expect(Fixtures.text(response).contains(marker), "\(name)")
         }
-        #expect(throws: HTTPError.self) {
-            try files.respond(
-                relative: "ptr-core.mjs", request: try Request(method: "GET", target: "/static/ptr-core.mjs"))
+        for gone in ["ptr-core.mjs", "pull-to-refresh.css.map"] {
+            #expect(throws: HTTPError.self, "\(gone)") {
+                try files.respond(
+                    relative: gone, request: try Request(method: "GET", target: "/static/" + gone))
+            }
         }
     }
 

@@ -1,10 +1,13 @@
-"""The served client as a whole, in headless Chromium against the real server: one gesture
-script (the esbuild bundle of Client/src), source maps that lead back to Client/src, and relative
-item times in the page's language.
+"""The served client as a whole, in headless Chromium against the real server: two self-contained
+scripts built by esbuild from Client/src (the gesture component, pull-to-refresh.js, and the page's
+enhancements, feed.js), fetched side by side with no import chain, their source maps that lead back
+to Client/src, and relative item times in the page's language (feed.js).
 """
 import datetime
 import json
 import os
+import re
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -30,14 +33,29 @@ def iso(moment):
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# --- one request, the bundle --------------------------------------------------------------------
-def test_the_page_requests_one_gesture_script_and_its_stylesheet(page, server):
+# --- one request per script, no import chain ---------------------------------------------------
+SCRIPTS = ["pull-to-refresh.js", "feed.js"]
+
+
+def test_the_page_requests_the_gesture_and_the_feed_script_once_each_and_its_stylesheet(page, server):
     srv = server()
     mark = page.mark()
     open_feed(page, srv.url + "/")
-    static = [r["url"] for r in page.requests("/static/", mark)]
-    scripts = [u for u in static if u.endswith((".js", ".mjs"))]
-    assert scripts == [srv.url + "/static/pull-to-refresh.js"], static
+    page.wait_for("[...document.querySelectorAll('time[data-ptr-time]')]"
+                  ".every(t => !t.textContent.endsWith('UTC'))", what="feed.js to render the times")
+    sent = [ev["params"] for ev in page.cdp.events[mark:]
+            if ev["method"] == "Network.requestWillBeSent" and ev.get("sessionId") == page.session]
+    # every script the page fetched, wherever from: exactly the two, each once
+    scripts = [p for p in sent if p.get("type") == "Script"
+               or p["request"]["url"].split("?")[0].endswith((".js", ".mjs"))]
+    assert sorted(p["request"]["url"] for p in scripts) == sorted(
+        f"{srv.url}/static/{name}" for name in SCRIPTS), [p["request"]["url"] for p in scripts]
+    # both found by the HTML parser in the page itself: neither was requested by the other (an
+    # import would show as a request initiated by a script)
+    for p in scripts:
+        assert p["initiator"]["type"] == "parser", (p["request"]["url"], p["initiator"])
+        assert p["initiator"]["url"].split("?")[0] == srv.url + "/", p["initiator"]
+    static = [p["request"]["url"] for p in sent if "/static/" in p["request"]["url"]]
     assert not any("ptr-core" in u for u in static), static
     assert sorted(u for u in static if u.endswith(".css")) == [
         srv.url + "/static/app.css", srv.url + "/static/pull-to-refresh.css"]
@@ -45,7 +63,24 @@ def test_the_page_requests_one_gesture_script_and_its_stylesheet(page, server):
     assert page.eval("import('/static/pull-to-refresh.js').then(m => m.default === window.PullToRefresh"
                      " && m.PullToRefresh === m.default && m.attach === m.default.attach)")
     assert page.eval(f"{FEED}.ptr === window.PullToRefresh.attach({FEED})")
-    assert len([u for u in page.requests("/static/", mark) if u["url"].endswith(".js")]) == 1
+
+
+@pytest.mark.parametrize("asset", SCRIPTS)
+def test_each_script_is_self_contained(server, asset):
+    # no static import, re-export or dynamic import left in the served file
+    srv = server()
+    _, _, body = http_get(f"{srv.url}/static/{asset}")
+    code = body.decode()
+    assert not re.search(r"""\bimport\s*[{*("']|\bfrom\s*["']|\bimport\.meta""", code), code[:300]
+
+
+def test_the_gesture_bundle_carries_no_page_feature(server):
+    # relative times are the page's (feed.js): the gesture's budget pays for the gesture only
+    srv = server()
+    gesture = http_get(f"{srv.url}/static/pull-to-refresh.js")[2].decode()
+    feed = http_get(f"{srv.url}/static/feed.js")[2].decode()
+    assert "RelativeTimeFormat" not in gesture and "setInterval" not in gesture
+    assert "RelativeTimeFormat" in feed and "touchmove" not in feed and "ptr:" not in feed
 
 
 # --- source maps ---------------------------------------------------------------------------------
@@ -74,16 +109,33 @@ def _segments(mappings):
     return out
 
 
-@pytest.mark.parametrize("asset, tokens", [
-    ("pull-to-refresh.js", ['"touchmove"', '"aria-busy"', "RelativeTimeFormat", '"pagehide"']),
-    ("pull-to-refresh.css", ["overflow-anchor", "@keyframes ptr-spin", "prefers-reduced-motion"]),
-])
-def test_source_maps_are_served_and_resolve_to_the_client_source(server, asset, tokens):
+def test_the_stylesheet_is_served_minified_without_a_source_map(server):
+    # The map's link would cost 34 gzipped bytes of the size budget; the CSS source is short.
+    srv = server()
+    status, _, body = http_get(f"{srv.url}/static/pull-to-refresh.css")
+    css = body.decode()
+    assert status == 200 and "sourceMappingURL" not in css
+    assert "@keyframes ptr-spin" in css and "overflow-anchor:none" in css and "\n\n" not in css
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        http_get(f"{srv.url}/static/pull-to-refresh.css.map")
+    assert missing.value.code == 404
+
+
+# Strings of each minified script, and the source line each must map back to.
+MAP_TOKENS = {
+    "pull-to-refresh.js": ['"touchmove"', '"aria-busy"', '"pagehide"', "queueMicrotask"],
+    "feed.js": ["RelativeTimeFormat", "MutationObserver", '"datetime"', "setInterval"],
+}
+
+
+@pytest.mark.parametrize("asset", SCRIPTS)
+def test_the_script_source_map_is_served_and_resolves_to_the_client_source(server, asset):
+    tokens = MAP_TOKENS[asset]
     srv = server()
     status, _, body = http_get(f"{srv.url}/static/{asset}")
     generated = body.decode()
     link = generated.rstrip("\n").splitlines()[-1]
-    assert link in (f"//# sourceMappingURL={asset}.map", f"/*# sourceMappingURL={asset}.map */")
+    assert link == f"//# sourceMappingURL={asset}.map"
 
     map_url = urllib.parse.urljoin(f"{srv.url}/static/{asset}", link.split("=", 1)[1].split()[0])
     status, headers, raw = http_get(map_url)
@@ -106,14 +158,15 @@ def test_source_maps_are_served_and_resolve_to_the_client_source(server, asset, 
         assert token.strip('"') in source_line, (token, smap["sources"][source], source_line)
 
 
-def test_devtools_sees_the_source_map_of_the_script(page, server):
+@pytest.mark.parametrize("asset", SCRIPTS)
+def test_devtools_sees_the_source_map_of_the_script(page, server, asset):
     srv = server()
     page.send("Debugger.enable")
     mark = page.mark()
     open_feed(page, srv.url + "/")
     _, ev = page.cdp.wait_event("Debugger.scriptParsed", page.session, mark, timeout=10,
-                                predicate=lambda p: p["url"].endswith("/static/pull-to-refresh.js"))
-    assert ev["params"]["sourceMapURL"] == "pull-to-refresh.js.map"
+                                predicate=lambda p: p["url"].endswith(f"/static/{asset}"))
+    assert ev["params"]["sourceMapURL"] == f"{asset}.map"
     assert ev["params"]["isModule"] is True
     page.send("Debugger.disable")
 
@@ -200,3 +253,28 @@ def test_times_update_once_a_minute_in_one_batch(page, server):
     assert texts == ["1 minute ago", "6 minutes ago", "3 hours ago", "last month"], texts
     # one batch of writes (text + title of the two that changed), not one task per item
     assert page.eval("__batches") == [4]
+
+
+def test_scrolled_away_the_place_is_kept_after_page_scripts_finish_the_new_items(page, server):
+    # feed.js changes new items in a MutationObserver (their times); the gesture measures the
+    # inserted height only after such observers ran. A page observer that makes new items much
+    # taller shows it: measured too early, the reader's item would move by the extra height.
+    srv = server(reload_delay=0.1)
+    open_feed(page, srv.url + "/")
+    page.eval(f"{FEED}.scrollTo(0, 500)")
+    page.wait_for(f"{FEED}.scrollTop === 500", 3)
+    page.eval("""(() => {
+      new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(n => {
+        if (n.nodeType === 1) n.style.paddingTop = '150px'
+      }))).observe(document.querySelector('[data-ptr-list]'), { childList: true })
+      return true
+    })()""")
+    anchor = page.eval("(() => { const e = document.elementFromPoint(195, 300).closest('li');"
+                       " return [e.dataset.itemId, e.getBoundingClientRect().top] })()")
+    page.eval(f"{FEED}.ptr.refresh()")
+    page.wait_for(f"{FEED}.dataset.ptrState === 'done'", 10)
+    padded = page.eval("[...document.querySelectorAll('[data-ptr-list] > li')]"
+                       ".filter(li => li.style.paddingTop === '150px').length")
+    assert padded > 0, "the refresh brought new items"
+    top = page.eval(f"document.querySelector('[data-item-id=\"{anchor[0]}\"]').getBoundingClientRect().top")
+    assert abs(top - anchor[1]) < 1.5, (top, anchor)
