@@ -11,12 +11,13 @@ APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
 .PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
 
-## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
+## Debian packages the server needs to build (libmicrohttpd, zlib, brotli) — installed only when missing.
 deps:
-	@if ! pkg-config --exists libmicrohttpd 2>/dev/null; then \
-	  echo "Installing libmicrohttpd-dev (apt-get)…"; \
-	  apt-get update -qq && touch $(APT_UPDATED); \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libmicrohttpd-dev pkg-config; \
+	@if ! pkg-config --exists libmicrohttpd zlib libbrotlienc libbrotlidec 2>/dev/null; then \
+	  echo "Installing libmicrohttpd-dev zlib1g-dev libbrotli-dev (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    libmicrohttpd-dev zlib1g-dev libbrotli-dev pkg-config; \
 	fi
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.

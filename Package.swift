@@ -16,12 +16,16 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
-        .target(name: "Feed", dependencies: ["HTTPServer", "Mustache"]),
+        .target(name: "Feed", dependencies: ["HTTPServer", "Mustache", "Compression"]),
         .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
         .executableTarget(
-            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
+            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed", "Compression"],
+            path: "bench/FeedBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
@@ -29,7 +33,8 @@ let package = Package(
             dependencies: ["Mustache"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
+        .testTarget(
+            name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,13 @@
 enum OpenAPIDocument {
     static let bytes: [UInt8] = Array(text.utf8)
 
+    /// The document with an ETag from its content, compressed once (at the densest setting) on
+    /// first use.
+    static let representation = Representation(
+        etag: StaticFiles.etag(for: bytes),
+        headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
+        body: bytes, compression: .maximum)
+
     static let text = #"""
         {
           "openapi": "3.1.0",

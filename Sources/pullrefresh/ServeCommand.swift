@@ -67,7 +67,8 @@ enum ServeCommand {
         }
         let store = FeedStore(
             initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
-        return FeedApp(store: store, renderer: renderer, files: files, logger: logger)
+        return FeedApp(
+            store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize)
     }
 
     private static func fail(_ message: String, status: Int32 = 1) -> Int32 {
