@@ -5,9 +5,9 @@ import Compression
 ///
 /// The highest `q` wins; ties go to the server's order (br, gzip, identity). `q=0` refuses a
 /// coding, `*` stands for every coding not named, and identity is acceptable unless refused by
-/// `identity;q=0` or `*;q=0`. Entries with an invalid `q` (`q=2`, `q=abc`) are ignored, as is
-/// anything that is not a token. When every offered coding is refused the answer is identity
-/// anyway, which the RFC allows instead of a 406.
+/// `identity;q=0` or `*;q=0`; when not named it ranks below every accepted coding. Entries with
+/// an invalid `q` (`q=2`, `q=abc`) are ignored, as is anything that is not a token. When every
+/// offered coding is refused the answer is identity anyway, which the RFC allows instead of a 406.
 enum AcceptEncoding {
     /// The coding to send for `header`, given which compressed variants exist.
     static func choose(_ header: String?, brotli: Bool, gzip: Bool) -> ContentCoding {
@@ -18,7 +18,8 @@ enum AcceptEncoding {
         }
         let br = brotli ? resolve(qualities.br, otherwise: 0) : 0
         let gz = gzip ? resolve(qualities.gzip, otherwise: 0) : 0
-        let identity = resolve(qualities.identity, otherwise: 1000)
+        // Identity not named is acceptable but ranked last: any accepted compression beats it.
+        let identity = resolve(qualities.identity, otherwise: 0)
         if br > 0, br >= gz, br >= identity { return .br }
         if gz > 0, gz >= identity { return .gzip }
         return .identity

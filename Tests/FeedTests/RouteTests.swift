@@ -223,7 +223,7 @@ struct RouteTests {
         let spec = try Fixtures.json(try await get("/api/openapi.json"))
         #expect(spec["openapi"] as? String == "3.1.0")
         let paths = try #require(spec["paths"] as? [String: Any])
-        #expect(Set(paths.keys) == ["/api/items", "/api/refresh", "/healthz"])
+        #expect(Set(paths.keys) == ["/api/items", "/api/refresh", "/api/openapi.json", "/healthz"])
     }
 
     @Test func apiErrorsUseTheEnvelopeAndHtmlElsewhere() async throws {
