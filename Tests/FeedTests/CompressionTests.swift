@@ -9,7 +9,8 @@ struct CompressionTests {
     /// Text like a page (repetitive) and bytes that do not compress at all.
     static let samples: [[UInt8]] = {
         let text = Array(
-            (0..<400).map { "<li class=\"item\" data-item-id=\"\($0)\">Item \($0) — ünïcödé</li>\n" }.joined().utf8)
+            (0..<400).map { "<li class=\"item\" data-item-id=\"\($0)\">Item \($0) — ünïcödé</li>\n" }.joined()
+                .utf8)
         var generator = SystemRandomNumberGenerator()
         let noise = (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return [text, noise, [], [42]]

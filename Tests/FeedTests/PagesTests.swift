@@ -9,7 +9,8 @@ struct PagesTests {
     /// Items with colliding timestamps too, so the id tie-break is exercised.
     static func snapshot(_ count: Int) -> FeedSnapshot {
         let items = (1...count).map { Fixtures.item($0, minute: $0 / 3) }
-        return FeedStore(initial: items, source: GeneratorSource(seed: 1), delay: .zero, maxItems: count).current
+        return FeedStore(initial: items, source: GeneratorSource(seed: 1), delay: .zero, maxItems: count)
+            .current
     }
 
     @Test func binarySearchAgreesWithALinearScan() {
@@ -45,9 +46,11 @@ struct PagesTests {
         let (root, publicDir) = try Fixtures.publicFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         for (size, shown) in [(30, 30), (1, 1), (100, 80)] {
-            let store = FeedStore(initial: items, source: GeneratorSource(seed: 1), delay: .zero, maxItems: 500)
+            let store = FeedStore(
+                initial: items, source: GeneratorSource(seed: 1), delay: .zero, maxItems: 500)
             let app = FeedApp(
-                store: store, renderer: try Fixtures.renderer(), files: try StaticFiles(directory: publicDir.path),
+                store: store, renderer: try Fixtures.renderer(),
+                files: try StaticFiles(directory: publicDir.path),
                 logger: Logger(quiet: true), pageSize: size)
             let html = Fixtures.text(await app.router().respond(to: Request(method: "GET", path: "/")))
             #expect(html.components(separatedBy: "data-item-id=").count - 1 == shown)
@@ -115,7 +118,8 @@ struct PagesTests {
         let next = try #require(first.headers["X-Feed-Next-Cursor"])
         let last = await router.respond(
             to: try Request(
-                method: "GET", target: "/api/items?limit=50&cursor=\(next)", headers: ["Accept": "text/html"]))
+                method: "GET", target: "/api/items?limit=50&cursor=\(next)", headers: ["Accept": "text/html"])
+        )
         #expect(PageLinks.itemIDs(Fixtures.text(last)) == Array((1...40).reversed()))
         #expect(last.headers["X-Feed-Next-Cursor"] == nil)
         #expect(first.headers["ETag"] != nil)
