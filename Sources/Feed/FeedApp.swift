@@ -123,8 +123,10 @@ public final class FeedApp: Sendable {
                 headers: headers,
                 body: try renderer.page(
                     snapshot, language: language, layout: layout, explicitLanguage: explicit,
-                    pageSize: pageSize,
-                    before: before))
+                    pageSize: pageSize, before: before),
+                // The first page is what nearly every reader fetches at each version: worth the
+                // denser (slower) brotli setting. Older pages, fetched by few, get the fast one.
+                compression: before == nil ? .dense : .perVersion)
         }
         return representation.response(to: request)
     }

@@ -4,10 +4,15 @@
 // `.build/release/feed-bench [--templates Templates] [--seconds 2] [--items 100]`.
 // `--profile page|json N` runs one operation N times untimed (for callgrind); `--dump page|json`
 // writes the body to stdout, so a change to the renderer or encoder can be checked byte for byte.
+// `--sizes 50,500,5000,50000` instead measures, for stores of each size, the cold work the server
+// does per version for `/`: render the first page (--page-size items, default 30) and compress it
+// with gzip and brotli at the settings the server uses for it, plus the bytes of each encoding
+// (`FEEDBENCH_SIZES_JSON {...}`).
 //
 // Each measurement runs a short warm-up, then 5 timed batches; the reported figure is the median
 // batch's time per operation (robust against a batch disturbed by another process). The last
 // output line is `FEEDBENCH_JSON {...}` for bench/run.py.
+import Compression
 import Feed
 import Foundation
 import Mustache
@@ -20,6 +25,9 @@ struct Options {
     var profile: (what: String, count: Int)?
     /// `--dump page|json`: write that body to stdout (to check a change keeps the bytes).
     var dump: String?
+    /// `--sizes 50,500,...`: page bytes and cold render + compress time per store size.
+    var sizes: [Int] = []
+    var pageSize = PageRenderer.defaultPageSize
 
     init(_ arguments: [String]) {
         var index = 0
@@ -34,6 +42,8 @@ struct Options {
             case "--seconds": seconds = Double(next()) ?? seconds
             case "--items": items = Int(next()) ?? items
             case "--dump": dump = next()
+            case "--sizes": sizes = next().split(separator: ",").compactMap { Int($0) }
+            case "--page-size": pageSize = Int(next()) ?? pageSize
             case "--profile":
                 let what = next()
                 profile = (what, Int(next()) ?? 100)
@@ -101,6 +111,37 @@ do {
             initial: generator.initialItems(count: count), source: generator, delay: .zero,
             maxItems: max(count, 1), now: fixedNow
         ).current
+    }
+    if !options.sizes.isEmpty {
+        var rows: [String] = []
+        for count in options.sizes {
+            let store = snapshot(count)
+            precondition(store.entries.count == count, "expected \(count) items")
+            func page() throws -> [UInt8] {
+                try renderer.page(
+                    store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
+            }
+            let identity = try page()
+            let gzip = ContentCoding.gzip.encode(identity, effort: .perVersion) ?? []
+            // The first page of `/` is compressed with the `.dense` effort (FeedApp.page).
+            let brotli = ContentCoding.br.encode(identity, effort: .dense) ?? []
+            let render = try measure("render_\(count)", seconds: options.seconds) { try page().count }
+            let total = try measure("render_compress_\(count)", seconds: options.seconds) {
+                let body = try page()
+                return body.count + (ContentCoding.gzip.encode(body, effort: .perVersion)?.count ?? 0)
+                    + (ContentCoding.br.encode(body, effort: .dense)?.count ?? 0)
+            }
+            print(
+                String(
+                    format: "%6d items: page %6d B, gzip %5d B, br %5d B; render %7.1f µs, render + gzip + br %7.1f µs",
+                    count, identity.count, gzip.count, brotli.count, render.microsPerOp, total.microsPerOp))
+            rows.append(
+                "\"\(count)\":{\"identity\":\(identity.count),\"gzip\":\(gzip.count),\"br\":\(brotli.count),"
+                    + "\"render_us\":\(String(format: "%.2f", render.microsPerOp)),"
+                    + "\"render_compress_us\":\(String(format: "%.2f", total.microsPerOp))}")
+        }
+        print("FEEDBENCH_SIZES_JSON {\(rows.joined(separator: ","))}")
+        exit(0)
     }
     let big = snapshot(options.items)
     let small = snapshot(12)
