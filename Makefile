@@ -64,10 +64,13 @@ test: deps lint swift-test js-test contract-test browser-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
-## after sustained mixed load (bench/leak.py → bench/MEMORY.md).
+## after sustained mixed load (bench/leak.py → bench/MEMORY.md); then compression: bytes on the
+## wire vs nginx, throughput with br vs the twin, page cost per store size (bench/compression.py →
+## bench/COMPRESSION.md; installs nginx and brotli when missing).
 bench: deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
+	$(PYTHON) bench/compression.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

@@ -113,32 +113,58 @@ do {
         ).current
     }
     if !options.sizes.isEmpty {
-        var rows: [String] = []
-        for count in options.sizes {
+        // Every store size is timed in each of 7 rounds, sizes interleaved (A B C D A B C D …), so
+        // drift from other processes hits all sizes alike; each figure is the median round.
+        let stores = options.sizes.map { count -> FeedSnapshot in
             let store = snapshot(count)
             precondition(store.entries.count == count, "expected \(count) items")
-            func page() throws -> [UInt8] {
-                try renderer.page(
-                    store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
+            return store
+        }
+        func page(_ store: FeedSnapshot) throws -> [UInt8] {
+            try renderer.page(store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
+        }
+        // The first page of `/` is compressed with the `.dense` brotli effort (FeedApp.page).
+        func renderAndCompress(_ store: FeedSnapshot) throws -> Int {
+            let body = try page(store)
+            return body.count + (ContentCoding.gzip.encode(body, effort: .perVersion)?.count ?? 0)
+                + (ContentCoding.br.encode(body, effort: .dense)?.count ?? 0)
+        }
+        func microseconds(_ calls: Int, _ body: () throws -> Int) rethrows -> Double {
+            let start = ContinuousClock.now
+            var sink = 0
+            for _ in 0..<calls { sink &+= try body() }
+            precondition(sink > 0)
+            let elapsed = ContinuousClock.now - start
+            return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+                / Double(calls)
+        }
+        let perCall = try microseconds(3) { try renderAndCompress(stores[0]) }
+        let calls = max(3, Int(options.seconds * 1e6 / 7 / Double(stores.count) / perCall))
+        let renderCalls = calls * 20
+        var render = Array(repeating: [Double](), count: stores.count)
+        var total = Array(repeating: [Double](), count: stores.count)
+        for _ in 0..<7 {
+            for (index, store) in stores.enumerated() {
+                render[index].append(try microseconds(renderCalls) { try page(store).count })
+                total[index].append(try microseconds(calls) { try renderAndCompress(store) })
             }
-            let identity = try page()
+        }
+        var rows: [String] = []
+        for (index, store) in stores.enumerated() {
+            let count = options.sizes[index]
+            let identity = try page(store)
             let gzip = ContentCoding.gzip.encode(identity, effort: .perVersion) ?? []
-            // The first page of `/` is compressed with the `.dense` effort (FeedApp.page).
             let brotli = ContentCoding.br.encode(identity, effort: .dense) ?? []
-            let render = try measure("render_\(count)", seconds: options.seconds) { try page().count }
-            let total = try measure("render_compress_\(count)", seconds: options.seconds) {
-                let body = try page()
-                return body.count + (ContentCoding.gzip.encode(body, effort: .perVersion)?.count ?? 0)
-                    + (ContentCoding.br.encode(body, effort: .dense)?.count ?? 0)
-            }
+            let renderMedian = render[index].sorted()[3]
+            let totalMedian = total[index].sorted()[3]
             print(
                 String(
                     format: "%6d items: page %6d B, gzip %5d B, br %5d B; render %7.1f µs, render + gzip + br %7.1f µs",
-                    count, identity.count, gzip.count, brotli.count, render.microsPerOp, total.microsPerOp))
+                    count, identity.count, gzip.count, brotli.count, renderMedian, totalMedian))
             rows.append(
                 "\"\(count)\":{\"identity\":\(identity.count),\"gzip\":\(gzip.count),\"br\":\(brotli.count),"
-                    + "\"render_us\":\(String(format: "%.2f", render.microsPerOp)),"
-                    + "\"render_compress_us\":\(String(format: "%.2f", total.microsPerOp))}")
+                    + "\"render_us\":\(String(format: "%.2f", renderMedian)),"
+                    + "\"render_compress_us\":\(String(format: "%.2f", totalMedian))}")
         }
         print("FEEDBENCH_SIZES_JSON {\(rows.joined(separator: ","))}")
         exit(0)
