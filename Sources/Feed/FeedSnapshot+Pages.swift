@@ -11,7 +11,7 @@ extension FeedSnapshot {
     func page(after cursor: ItemsQuery.Cursor?, limit: Int, since: Int? = nil) -> Page {
         var index = cursor.map(startIndex(after:)) ?? entries.startIndex
         var chosen: [Entry] = []
-        chosen.reserveCapacity(min(limit, entries.count - index))
+        chosen.reserveCapacity(max(0, min(limit, entries.count - index)))
         while index < entries.endIndex {
             let entry = entries[index]
             index += 1
