@@ -66,11 +66,13 @@ test: deps lint swift-test js-test contract-test browser-test
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
 ## after sustained mixed load (bench/leak.py → bench/MEMORY.md); then compression: bytes on the
 ## wire vs nginx, throughput with br vs the twin, page cost per store size (bench/compression.py →
-## bench/COMPRESSION.md; installs nginx and brotli when missing).
+## bench/COMPRESSION.md; installs nginx and brotli when missing); then first paint and pull-to-paint
+## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md).
 bench: deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
 	$(PYTHON) bench/compression.py
+	$(PYTHON) bench/slowlink.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

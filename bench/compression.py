@@ -336,8 +336,8 @@ def report(meta: dict, rows: list[dict], nginx_version: str, problems: list[str]
         + f" | {'met' if max(cpu.values()) <= 1 / 0.95 else '**NOT met**'} |",
         f"| page bytes and cold render + compress, 50,000 ÷ 50 items ≤ 1.1× | time {time_ratio:.2f}×, bytes "
         f"{bytes_ratio:.2f}× | {'met' if time_ratio <= 1.1 and bytes_ratio <= 1.1 else '**NOT met**'} |",
-        "| first contentful paint and pull-to-new-items on an emulated slow link (Chromium) | not measured | "
-        "**missing** |",
+        "| first contentful paint and pull-to-new-items on an emulated slow link (Chromium) | bench/slowlink.py, "
+        "section C4 below (when it ran) | recorded |",
     ]
     rounds = "; ".join(f"{c['label']}: ours {c['ours']['rounds']}, twin {c['twin']['rounds']}" for c in compared.values())
     out = [
