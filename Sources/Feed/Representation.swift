@@ -11,12 +11,19 @@ import HTTPServer
 /// which carries that variant's ETag. Negotiable representations send
 /// `Vary: Accept-Encoding`, the identity variant too.
 final class Representation: Sendable {
-    /// One encoding's prepared responses.
-    struct Variant: Sendable {
+    /// One encoding's prepared responses; a class, so choosing one per request costs one retain.
+    final class Variant: Sendable {
         let coding: ContentCoding
         let etag: String?
         let ok: Response
         let notModified: Response?
+
+        init(coding: ContentCoding, etag: String?, ok: Response, notModified: Response?) {
+            self.coding = coding
+            self.etag = etag
+            self.ok = ok
+            self.notModified = notModified
+        }
     }
 
     /// Bodies smaller than this are sent as they are: the saving would not pay for the headers.
@@ -85,10 +92,11 @@ final class Representation: Sendable {
     }
 
     private func matches(_ header: String) -> Bool {
-        for variant in [identity, gzip, brotli] {
-            if let tag = variant?.etag, ConditionalRequest.matches(header, etag: tag) { return true }
+        func matches(_ variant: Variant?) -> Bool {
+            guard let tag = variant?.etag else { return false }
+            return ConditionalRequest.matches(header, etag: tag)
         }
-        return false
+        return matches(identity) || matches(gzip) || matches(brotli)
     }
 
     /// `"abc"` → `"abc-gz"` / `"abc-br"`; identity keeps the tag.
