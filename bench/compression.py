@@ -292,7 +292,7 @@ def page_cost() -> dict:
                 base.log("  " + line)
         for size, values in json.loads(output.split("FEEDBENCH_SIZES_JSON", 1)[1]).items():
             samples[int(size)].append(values)
-    return {n: {key: statistics.median(s[key] for s in samples[n]) for key in samples[n][0]} for n in SIZES}
+    return {n: {key: min(s[key] for s in samples[n]) for key in samples[n][0]} for n in SIZES}
 
 
 def report(meta: dict, rows: list[dict], nginx_version: str, problems: list[str], compared: dict,
@@ -382,7 +382,9 @@ def report(meta: dict, rows: list[dict], nginx_version: str, problems: list[str]
         "",
         "Cold: no cache; the work the server does once per version for the first page (render 30 items, gzip "
         "level 6, brotli quality 10). feed-bench times every size in each of 7 rounds, sizes interleaved, and keeps "
-        "the median round; the table is the median over the runs (order reversed every other run).",
+        "the fastest round; the table is the fastest over the runs (order reversed every other run). The work is "
+        "deterministic, so other processes on this shared machine can only add time: the fastest round is the "
+        "least disturbed one.",
         "",
         "## Goals",
         "",
