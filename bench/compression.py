@@ -100,7 +100,9 @@ def feed_data(workdir: str) -> tuple[str, str]:
 
 
 def gesture_paths() -> list[str]:
-    return ["/static/" + os.path.basename(r["file"]) for r in base.asset_sizes()["files"]]
+    """The gesture's files as bench/run.py counts them (URL paths, or files under Public/)."""
+    files = [r for r in base.asset_sizes()["files"] if r.get("budget", True)]
+    return [r["file"] if r["file"].startswith("/") else "/static/" + os.path.basename(r["file"]) for r in files]
 
 
 class Nginx:
