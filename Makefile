@@ -11,12 +11,13 @@ APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 
-## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
+## Debian packages the server needs to build (libmicrohttpd, zlib, brotli) — installed only when missing.
 deps:
-	@if ! pkg-config --exists libmicrohttpd 2>/dev/null; then \
-	  echo "Installing libmicrohttpd-dev (apt-get)…"; \
-	  apt-get update -qq && touch $(APT_UPDATED); \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libmicrohttpd-dev pkg-config; \
+	@if ! pkg-config --exists libmicrohttpd zlib libbrotlienc libbrotlidec 2>/dev/null; then \
+	  echo "Installing libmicrohttpd-dev zlib1g-dev libbrotli-dev (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    libmicrohttpd-dev zlib1g-dev libbrotli-dev pkg-config; \
 	fi
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
@@ -152,10 +153,15 @@ test: deps lint client-check swift-test js-test contract-test browser-test webki
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
-## after sustained mixed load (bench/leak.py → bench/MEMORY.md).
+## after sustained mixed load (bench/leak.py → bench/MEMORY.md); then compression: bytes on the
+## wire vs nginx, throughput with br vs the twin, page cost per store size (bench/compression.py →
+## bench/COMPRESSION.md; installs nginx and brotli when missing); then first paint and pull-to-paint
+## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md).
 bench: deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
+	$(PYTHON) bench/compression.py
+	$(PYTHON) bench/slowlink.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

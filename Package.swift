@@ -17,13 +17,17 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
+        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
-        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache"]),
+        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed"]),
         .executableTarget(
-            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
+            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed", "Compression"],
+            path: "bench/FeedBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
@@ -32,7 +36,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
+        .testTarget(
+            name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,8 +8,13 @@
  * two-call handler pattern (first call only sets *con_cls; queueing then would make 0.9.75
  * answer `Connection: close`).
  *
- * Usage: mhd-twin [--poll] PORT THREADS PATH CONTENT-TYPE FILE ETAG [PATH CONTENT-TYPE FILE ETAG]...
+ * Usage: mhd-twin [--poll] [--headers] PORT THREADS PATH CONTENT-TYPE FILE ETAG [HEADERS] [...]...
  *   --poll uses poll() instead of epoll (for when our server switches; see bench/README.md).
+ *   --headers: every route takes a fifth argument, a file of `Name: value` lines added to its 200
+ *   response (the compression bench passes every header ours sent, e.g. Content-Encoding, Vary,
+ *   the security headers). A route with `Content-Encoding: X` checks that the request's
+ *   Accept-Encoding names X (a substring test, the least a server must do) and answers 406
+ *   otherwise.
  *   PORT 0 picks a free port; the real one is printed as `mhd-twin listening on http://127.0.0.1:N`.
  *   ETAG "-" means none; otherwise it is sent, and a matching If-None-Match gets a 304.
  * Runs until SIGTERM/SIGINT.
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define MAX_ROUTES 16
@@ -31,6 +37,7 @@
 struct route {
     const char *path;
     const char *etag;
+    const char *encoding;              /* Content-Encoding of the body, or NULL */
     struct MHD_Response *ok;           /* built once, queued for every request (refcounted) */
     struct MHD_Response *not_modified;
 };
@@ -52,6 +59,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
     if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
         for (int i = 0; i < route_count; i++) {
             if (strcmp(url, routes[i].path) != 0) continue;
+            if (routes[i].encoding != NULL) {
+                const char *accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Accept-Encoding");
+                if (accept == NULL || strstr(accept, routes[i].encoding) == NULL)
+                    return MHD_queue_response(connection, MHD_HTTP_NOT_ACCEPTABLE, not_found);
+            }
             if (routes[i].not_modified != NULL) {
                 const char *inm = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "If-None-Match");
                 if (inm != NULL && strcmp(inm, routes[i].etag) == 0)
@@ -76,26 +88,50 @@ static char *slurp(const char *file, size_t *size) {
     return data;
 }
 
+/* Adds each `Name: value` line of `file` to `response`; remembers a Content-Encoding. */
+static void add_headers(struct route *r, const char *file) {
+    size_t size;
+    char *text = slurp(file, &size);
+    text = realloc(text, size + 1);
+    text[size] = '\0';
+    for (char *line = strtok(text, "\r\n"); line != NULL; line = strtok(NULL, "\r\n")) {
+        char *colon = strchr(line, ':');
+        if (colon == NULL) continue;
+        *colon = '\0';
+        const char *value = colon + 1;
+        while (*value == ' ') value++;
+        if (strcasecmp(line, "Content-Type") == 0) continue; /* set from its own argument */
+        if (strcasecmp(line, "Content-Encoding") == 0) r->encoding = strdup(value);
+        MHD_add_response_header(r->ok, line, value);
+    }
+    /* `text` stays allocated: MHD copies header strings, r->encoding is its own copy. */
+}
+
 int main(int argc, char **argv) {
     unsigned int event_loop = MHD_USE_EPOLL;
-    if (argc > 1 && strcmp(argv[1], "--poll") == 0) {
-        event_loop = MHD_USE_POLL;
+    int per_route = 4;
+    while (argc > 1 && argv[1][0] == '-' && argv[1][1] == '-') {
+        if (strcmp(argv[1], "--poll") == 0) event_loop = MHD_USE_POLL;
+        else if (strcmp(argv[1], "--headers") == 0) per_route = 5;
+        else break;
         argv++;
         argc--;
     }
-    if (argc < 7 || (argc - 3) % 4 != 0 || (argc - 3) / 4 > MAX_ROUTES) {
-        fprintf(stderr, "usage: %s PORT THREADS (PATH CONTENT-TYPE FILE ETAG|-)...\n", argv[0]);
+    if (argc < 3 + per_route || (argc - 3) % per_route != 0 || (argc - 3) / per_route > MAX_ROUTES) {
+        fprintf(stderr, "usage: %s [--poll] [--headers] PORT THREADS (PATH CONTENT-TYPE FILE ETAG|- [HEADERS])...\n",
+                argv[0]);
         return 2;
     }
     int port = atoi(argv[1]);
     unsigned int threads = (unsigned int)atoi(argv[2]);
-    for (int a = 3; a < argc; a += 4) {
+    for (int a = 3; a < argc; a += per_route) {
         struct route *r = &routes[route_count++];
         size_t size;
         char *body = slurp(argv[a + 2], &size);
         r->path = argv[a];
         r->ok = MHD_create_response_from_buffer(size, body, MHD_RESPMEM_PERSISTENT);
         MHD_add_response_header(r->ok, MHD_HTTP_HEADER_CONTENT_TYPE, argv[a + 1]);
+        if (per_route == 5) add_headers(r, argv[a + 4]);
         if (strcmp(argv[a + 3], "-") != 0) {
             r->etag = argv[a + 3];
             MHD_add_response_header(r->ok, MHD_HTTP_HEADER_ETAG, r->etag);

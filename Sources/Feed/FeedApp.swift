@@ -1,3 +1,4 @@
+import Compression
 import Foundation
 import HTTPServer
 import Metrics
@@ -10,12 +11,15 @@ public final class FeedApp: Sendable {
         var language: String
         var layout: PageRenderer.Layout
         var explicitLanguage: Bool
+        var before: ItemsQuery.Cursor?
     }
 
     struct ItemsKey: Hashable, Sendable {
         var limit: Int
         var cursor: ItemsQuery.Cursor?
         var since: Int?
+        /// The language of the HTML fragment; nil for JSON.
+        var fragmentLanguage: String?
     }
 
     enum RefreshKey: Hashable, Sendable {
@@ -29,18 +33,24 @@ public final class FeedApp: Sendable {
     public let renderer: PageRenderer
     /// Serves `Public/`.
     public let files: StaticFiles
+    /// Items per page of `/` (and per older page).
+    public let pageSize: Int
     private let logger: Logger
     /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
     private let bootTag: String
-    private let pages = ResponseCache<PageKey, Representation>(capacity: 64)
+    private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
-    private let refreshBodies = ResponseCache<RefreshKey, Response>(capacity: 256)
+    private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
 
-    /// Creates the app.
-    public init(store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger()) {
+    /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``.
+    public init(
+        store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
+        pageSize: Int = PageRenderer.defaultPageSize
+    ) {
         self.store = store
         self.renderer = renderer
         self.files = files
+        self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
         bootTag = String(UInt32.random(in: .min ... .max), radix: 36)
     }
@@ -54,11 +64,7 @@ public final class FeedApp: Sendable {
         router.get("/api/items") { request in try self.items(request) }
         router.post("/api/refresh") { request in try await self.apiRefresh(request) }
         router.get("/healthz") { _ in self.health() }
-        router.get("/api/openapi.json") { _ in
-            Response(
-                headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
-                body: OpenAPIDocument.bytes)
-        }
+        router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
         }
@@ -95,20 +101,35 @@ public final class FeedApp: Sendable {
             }
             layout = chosen
         }
-        let key = PageKey(language: language, layout: layout, explicitLanguage: explicit)
+        var before: ItemsQuery.Cursor?
+        if let raw = request.queryValue("before") {
+            // The value is not echoed: pages are compressed, and reflected text is what BREACH needs.
+            guard let cursor = ItemsQuery.Cursor(text: raw) else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'before' must be the position from an 'Older items' link.",
+                    code: "invalid_before")
+            }
+            before = cursor
+        }
+        let key = PageKey(language: language, layout: layout, explicitLanguage: explicit, before: before)
         let representation = try cached(pages, key: key) { snapshot in
             var headers = SecurityHeaders.html
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept-Language")
             headers.set("Content-Type", "text/html; charset=utf-8")
+            let position = before.map { "-b\($0.text)" } ?? ""
             return Representation(
                 etag:
-                    "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\"",
+                    "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
                 headers: headers,
                 body: try renderer.page(
-                    snapshot, language: language, layout: layout, explicitLanguage: explicit))
+                    snapshot, language: language, layout: layout, explicitLanguage: explicit,
+                    pageSize: pageSize, before: before),
+                // The first page is what nearly every reader fetches at each version: worth the
+                // denser (slower) brotli setting. Older pages, fetched by few, get the fast one.
+                compression: before == nil ? .dense : .perVersion)
         }
-        return representation.response(ifNoneMatch: request.headers["If-None-Match"])
+        return representation.response(to: request)
     }
 
     func formRefresh(_ request: Request) async throws -> Response {
@@ -141,16 +162,39 @@ public final class FeedApp: Sendable {
 
     // MARK: API
 
+    /// `GET /api/items`: JSON, or with `Accept: text/html` the `<li>` fragment of the same items
+    /// (what "load older items in place" appends), with the next cursor in `X-Feed-Next-Cursor`.
     func items(_ request: Request) throws -> Response {
         let query = try ItemsQuery(request)
-        let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
-        let representation = cached(itemBodies, key: key) { snapshot in
-            Representation(
-                etag: "\"\(bootTag)-v\(snapshot.version)\"",
-                headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
-                body: ItemsPayload.encode(snapshot, query: query, added: nil))
+        guard AcceptHeader.prefersHTML(request.headers["Accept"]) else {
+            // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
+            if request.queryValue("lang") != nil { _ = try language(for: request) }
+            let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
+            return cached(itemBodies, key: key) { snapshot in
+                Representation(
+                    etag: "\"\(bootTag)-v\(snapshot.version)\"",
+                    headers: [
+                        "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
+                        "Vary": "Accept",
+                    ],
+                    body: ItemsPayload.encode(snapshot, query: query, added: nil))
+            }.response(to: request)
         }
-        return representation.response(ifNoneMatch: request.headers["If-None-Match"])
+        let (language, _) = try language(for: request)
+        let key = ItemsKey(
+            limit: query.limit, cursor: query.cursor, since: query.since, fragmentLanguage: language)
+        return try cached(itemBodies, key: key) { snapshot in
+            let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
+            var headers = SecurityHeaders.html
+            headers.set("Content-Type", "text/html; charset=utf-8")
+            headers.set("Cache-Control", "no-cache")
+            headers.set("Vary", "Accept, Accept-Language")
+            headers.set("X-Feed-Version", String(snapshot.version))
+            if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
+            return Representation(
+                etag: "\"\(bootTag)-f\(snapshot.version)-\(language)\"", headers: headers,
+                body: try renderer.fragment(page.entries.map(\.item), language: language))
+        }.response(to: request)
     }
 
     func apiRefresh(_ request: Request) async throws -> Response {
@@ -158,6 +202,9 @@ public final class FeedApp: Sendable {
         // The body is validated even when the query also names `since` (the query wins).
         let bodySince = try ItemsQuery.since(fromBody: request.body)
         if query.since == nil { query.since = bodySince }
+        // Without `since`, "added" is what this reload added: items newer than the version
+        // published when the caller arrived, which is the one the reload it joins started from.
+        let arrivedAt = store.currentVersion
         let outcome: FeedStore.ReloadOutcome
         do {
             outcome = try await store.reload()
@@ -167,7 +214,7 @@ public final class FeedApp: Sendable {
                 502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
         }
         let snapshot = outcome.snapshot
-        let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? snapshot.version
+        let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
@@ -179,18 +226,17 @@ public final class FeedApp: Sendable {
                 headers.set("Vary", "Accept, Accept-Language")
                 for field in SecurityHeaders.html { headers.set(field.name, field.value) }
                 let body = try renderer.fragment(added.map(\.item), language: language)
-                return Response(status: 200, headers: headers, body: body).prepared()
-            }
+                return Representation(etag: nil, headers: headers, body: body)
+            }.response(to: request)
         }
         let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
         return refreshBodies.value(version: snapshot.version, key: key) {
             var headers = Self.refreshHeaders(snapshot, added: added.count)
             headers.set("Content-Type", "application/json; charset=utf-8")
             headers.set("Vary", "Accept")
-            return Response(
-                status: 200, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added)
-            ).prepared()
-        }
+            return Representation(
+                etag: nil, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
+        }.response(to: request)
     }
 
     private static func refreshHeaders(_ snapshot: FeedSnapshot, added: Int) -> HTTPHeaders {

@@ -2,18 +2,9 @@
 enum ItemsPayload {
     /// `{"version","updatedAt","items","nextCursor"}` plus `"added"` when given.
     static func encode(_ snapshot: FeedSnapshot, query: ItemsQuery, added: [FeedSnapshot.Entry]?) -> [UInt8] {
-        var page: [FeedSnapshot.Entry] = []
-        page.reserveCapacity(query.limit)
-        var more = false
-        for entry in snapshot.entries {
-            if let cursor = query.cursor, !cursor.precedes(entry.item) { continue }
-            if added == nil, let since = query.since, entry.addedIn <= since { continue }
-            if page.count == query.limit {
-                more = true
-                break
-            }
-            page.append(entry)
-        }
+        let selected = snapshot.page(
+            after: query.cursor, limit: query.limit, since: added == nil ? query.since : nil)
+        let page = selected.entries
         var writer = JSONWriter(capacity: 256 + page.count * 200)
         writer.raw("{\"version\":")
         writer.number(snapshot.version)
@@ -22,8 +13,8 @@ enum ItemsPayload {
         writer.raw(",\"items\":")
         writer.items(page)
         writer.raw(",\"nextCursor\":")
-        if more, let last = page.last {
-            writer.string(ItemsQuery.Cursor(after: last.item).text)
+        if let next = selected.next {
+            writer.string(next.text)
         } else {
             writer.null()
         }

@@ -3,6 +3,13 @@
 enum OpenAPIDocument {
     static let bytes: [UInt8] = Array(text.utf8)
 
+    /// The document with an ETag from its content, compressed once (at the densest setting) on
+    /// first use.
+    static let representation = Representation(
+        etag: StaticFiles.etag(for: bytes),
+        headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
+        body: bytes, compression: .maximum)
+
     static let text = #"""
         {
           "openapi": "3.1.0",
@@ -17,6 +24,7 @@ enum OpenAPIDocument {
               "get": {
                 "operationId": "listItems",
                 "summary": "A page of items, newest first.",
+                "description": "JSON by default. With `Accept: text/html` the same items as an HTML fragment (one `<li>` each, rendered by the page's partial) for loading older items in place; its `X-Feed-Next-Cursor` header carries the next page's cursor and is absent on the last page.",
                 "parameters": [
                   {"name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100 (default 50).",
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
@@ -24,12 +32,21 @@ enum OpenAPIDocument {
                    "schema": {"type": "string", "pattern": "^[0-9]{1,18}\\.[1-9][0-9]{0,17}$"}},
                   {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it.",
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
+                  {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
+                   "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
                   {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
                    "schema": {"type": "string"}}
                 ],
                 "responses": {
-                  "200": {"description": "The page.", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}},
-                          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ItemsPage"}}}},
+                  "200": {"description": "The page.",
+                          "headers": {
+                            "ETag": {"$ref": "#/components/headers/ETag"},
+                            "X-Feed-Next-Cursor": {"schema": {"type": "string"}, "description": "HTML only: the cursor of the next page; absent on the last one."}
+                          },
+                          "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/ItemsPage"}},
+                            "text/html": {"schema": {"type": "string"}}
+                          }},
                   "304": {"description": "Not modified since the ETag given in If-None-Match.",
                           "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}},
                   "400": {"$ref": "#/components/responses/BadRequest"}
@@ -40,7 +57,7 @@ enum OpenAPIDocument {
               "post": {
                 "operationId": "refresh",
                 "summary": "Reload from upstream (shared by concurrent callers) and report what is new.",
-                "description": "Waits for the shared reload. `since` comes from the query or the JSON body; without it, `added` is empty. With `Accept: text/html` the answer is an HTML fragment of the added items (one `<li>` each) instead of JSON.",
+                "description": "Waits for the shared reload. `since` comes from the query or the JSON body; without it, `added` holds the items this reload added (newer than the version current when the request arrived). With `Accept: text/html` the answer is an HTML fragment of the added items (one `<li>` each) instead of JSON.",
                 "parameters": [
                   {"name": "since", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}}
@@ -57,7 +74,7 @@ enum OpenAPIDocument {
                     "description": "The feed after the reload.",
                     "headers": {
                       "X-Feed-Version": {"schema": {"type": "integer"}, "description": "The version after the reload."},
-                      "X-Feed-Added": {"schema": {"type": "integer"}, "description": "How many items are newer than `since`."},
+                      "X-Feed-Added": {"schema": {"type": "integer"}, "description": "How many items are in `added`."},
                       "X-Feed-Updated-At": {"schema": {"type": "string", "format": "date-time"}}
                     },
                     "content": {
@@ -69,6 +86,17 @@ enum OpenAPIDocument {
                   "413": {"$ref": "#/components/responses/Error"},
                   "502": {"$ref": "#/components/responses/Error"},
                   "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/openapi.json": {
+              "get": {
+                "operationId": "openapi",
+                "summary": "This document.",
+                "responses": {
+                  "200": {"description": "The OpenAPI document.", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}},
+                          "content": {"application/json": {"schema": {"type": "object"}}}},
+                  "304": {"description": "Not modified since the ETag given in If-None-Match."}
                 }
               }
             },

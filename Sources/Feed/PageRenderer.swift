@@ -29,13 +29,36 @@ public struct PageRenderer: Sendable {
         self.localizer = localizer
     }
 
-    /// The full page for a snapshot.
+    /// Items on a page unless `--page-size` says otherwise.
+    public static let defaultPageSize = 30
+    /// The largest `--page-size`.
+    public static let maxPageSize = 100
+
+    /// The first page for a snapshot: its newest `pageSize` items.
     public func page(
-        _ snapshot: FeedSnapshot, language: String, layout: Layout, explicitLanguage: Bool
+        _ snapshot: FeedSnapshot, language: String, layout: Layout, explicitLanguage: Bool,
+        pageSize: Int = PageRenderer.defaultPageSize
+    ) throws -> [UInt8] {
+        try page(
+            snapshot, language: language, layout: layout, explicitLanguage: explicitLanguage,
+            pageSize: pageSize,
+            before: nil)
+    }
+
+    /// The page of the `pageSize` items after `before` (the newest without it), with an
+    /// "Older items" link to the next page when there is one.
+    func page(
+        _ snapshot: FeedSnapshot, language: String, layout: Layout, explicitLanguage: Bool, pageSize: Int,
+        before: ItemsQuery.Cursor?
     ) throws -> [UInt8] {
         var returnQuery: [String] = []
         if explicitLanguage { returnQuery.append("lang=\(language)") }
         if layout == .grid { returnQuery.append("layout=grid") }
+        let shown = snapshot.page(after: before, limit: pageSize)
+        let older: MustacheValue =
+            shown.next.map {
+                .object(["cursor": .string($0.text), "pageSize": .string(String(pageSize))])
+            } ?? .null
         let context: MustacheValue = .object([
             "lang": .string(language),
             "dir": .string(localizer.direction(for: language)),
@@ -46,10 +69,11 @@ public struct PageRenderer: Sendable {
             "grid": .bool(layout == .grid),
             "langQuery": explicitLanguage ? .string("lang=\(language)") : .null,
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
-            "items": .list(snapshot.items.map(Self.itemContext)),
+            "items": .list(shown.entries.map { Self.itemContext($0.item) }),
+            "older": older,
         ])
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(4096 + snapshot.entries.count * 400)
+        bytes.reserveCapacity(4096 + shown.entries.count * 400)
         try library.render(context, template: "page", into: &bytes)
         return bytes
     }

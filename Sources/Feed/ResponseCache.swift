@@ -54,27 +54,3 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return fresh
     }
 }
-
-/// A cacheable representation: the full `200` and `304` responses, prepared once for the
-/// server, and the ETag that chooses between them.
-final class Representation: Sendable {
-    let etag: String
-    let ok: Response
-    let notModified: Response
-
-    /// Builds both responses from the `200`'s headers; the `304` drops `Content-Type`.
-    init(etag: String, headers: HTTPHeaders, body: [UInt8]) {
-        var headers = headers
-        headers.set("ETag", etag)
-        var bare = headers
-        bare.remove("Content-Type")
-        self.etag = etag
-        ok = Response(status: 200, headers: headers, body: body).prepared()
-        notModified = Response(status: 304, headers: bare).prepared()
-    }
-
-    /// The response for a request's `If-None-Match`.
-    func response(ifNoneMatch header: String?) -> Response {
-        ConditionalRequest.matches(header, etag: etag) ? notModified : ok
-    }
-}

@@ -49,10 +49,10 @@ public struct StaticFiles: Sendable {
             guard let entry = entries[relative], now - entry.checked < .seconds(1) else { return nil }
             return entry
         }) {
-            return fresh.representation.response(ifNoneMatch: request.headers["If-None-Match"])
+            return fresh.representation.response(to: request)
         }
         guard let entry = load(relative, now: now) else { throw HTTPError.notFound("No such file.") }
-        return entry.representation.response(ifNoneMatch: request.headers["If-None-Match"])
+        return entry.representation.response(to: request)
     }
 
     /// Hidden files, empty segments and dot segments are never served, nor backslashes or NULs;
@@ -102,15 +102,17 @@ public struct StaticFiles: Sendable {
             return nil
         }
         let body = [UInt8](data)
+        let contentType = Self.contentType(for: relative)
         let headers: HTTPHeaders = [
-            "Content-Type": Self.contentType(for: relative),
+            "Content-Type": contentType,
             "Cache-Control": "public, max-age=300, must-revalidate",
             "X-Content-Type-Options": "nosniff",
         ]
         let entry = Entry(
             modified: info.st_mtim, size: body.count,
             representation: Representation(
-                etag: "\"\(Self.fnv1a(body))-\(body.count)\"", headers: headers, body: body),
+                etag: Self.etag(for: body), headers: headers, body: body,
+                compression: Self.isCompressible(contentType) ? .maximum : nil),
             checked: now)
         cache.entries.withLock { $0[relative] = entry }
         return entry
@@ -138,11 +140,18 @@ public struct StaticFiles: Sendable {
         }
     }
 
-    private static func fnv1a(_ bytes: [UInt8]) -> String {
+    /// Text formats gain from compression; images and fonts are compressed already.
+    static func isCompressible(_ contentType: String) -> Bool {
+        contentType.hasPrefix("text/") || contentType.hasPrefix("application/json")
+            || contentType.hasPrefix("image/svg+xml") || contentType.hasPrefix("application/manifest+json")
+    }
+
+    /// A strong ETag from the content: FNV-1a of the bytes and their length.
+    static func etag(for bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        return String(hash, radix: 16)
+        return "\"\(String(hash, radix: 16))-\(bytes.count)\""
     }
 }

@@ -4,6 +4,39 @@ import Foundation
 // libmicrohttpd calls these from its worker threads. They are plain nonisolated functions in a
 // library target on purpose: a closure in main.swift would be inferred @MainActor and trap.
 
+/// Called by libmicrohttpd once per request with the raw target, before it parses the query:
+/// creates the request's context (which becomes `*con_cls`) and takes the query from here.
+///
+/// libmicrohttpd 0.9.75 stores every query parameter as a record in the connection's memory
+/// pool (`--connection-memory`, 16 KiB): a few hundred parameters exhaust it, and it then closes
+/// the connection without an answer because the error response no longer fits either. It
+/// finds the `?` before calling this and parses what follows after, so the query is copied
+/// here and cut off in MHD's buffer (a NUL right after the `?`): MHD parses an empty query,
+/// ``Request/decodeQuery(_:limit:)`` parses the copy, and too many parameters get a `414`.
+func mhdRequestStarted(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let cls else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = RequestContext(startNanos: requestStartNanos(core))
+    core.inFlight.add(1, ordering: .relaxed)
+    if let uri, let mark = strchr(uri, 63) {
+        let query = mark + 1
+        if query.pointee != 0 {
+            context.rawQuery = String(cString: query)[...]
+            // The request line lives in MHD's (writable) read buffer; the pointer is const only in the API.
+            UnsafeMutablePointer(mutating: query).pointee = 0
+        }
+    }
+    return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// When the request started, for the access log and the duration metrics; 0 (no clock read)
+/// when neither is on.
+private func requestStartNanos(_ core: ServerCore) -> UInt64 {
+    core.logger.accessLog || core.metrics != nil ? MonotonicClock.nanos() : 0
+}
+
 /// The access handler: called for the headers, once per body chunk, then with no data.
 /// Responses are queued only from the second call on, which keeps HTTP/1.1 keep-alive working
 /// in libmicrohttpd 0.9.75 (queueing on the first call makes it answer `Connection: close`).
@@ -15,12 +48,16 @@ func mhdAccessHandler(
     guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
-    guard let stored = conCls.pointee else {
-        // The clock is read only for the access log (off with --quiet) and the metrics.
-        let timed = core.logger.accessLog || core.metrics != nil
-        let context = RequestContext(startNanos: timed ? MonotonicClock.nanos() : 0)
+    if conCls.pointee == nil {
+        // mhdRequestStarted normally made it.
+        let context = RequestContext(startNanos: requestStartNanos(core))
         conCls.pointee = Unmanaged.passRetained(context).toOpaque()
         core.inFlight.add(1, ordering: .relaxed)
+    }
+    guard let stored = conCls.pointee else { return .NO }
+    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+    if !context.started {
+        context.started = true
         context.method = method.map { String(cString: $0) } ?? ""
         context.path = url.map { String(cString: $0) } ?? ""
         assignRequestID(context, connection: connection, core: core)
@@ -33,7 +70,6 @@ func mhdAccessHandler(
         }
         return .YES
     }
-    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
 
     if let ready = context.takeReadyResponse() {
         queue(ready, for: context, on: connection, core: core)
@@ -72,7 +108,8 @@ func mhdAccessHandler(
             method: context.method, path: Request.decodePath(context.path),
             headers: readHeaders(connection), body: context.body)
         request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
-        request.query = try readQuery(connection)
+        request.query = try Request.decodeQuery(context.rawQuery, limit: core.options.maxQueryParameters)
+        context.rawQuery = ""
     } catch {
         // The raw path still tells the app which error format to use (e.g. JSON under /api/).
         let bare = Request(method: context.method, path: context.path)
@@ -233,19 +270,6 @@ private func readHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
     return HTTPHeaders(fields)
 }
 
-private func readQuery(_ connection: OpaquePointer) throws(HTTPError) -> [(name: String, value: String)] {
-    var raw: [(name: String, value: String)] = []
-    withUnsafeMutablePointer(to: &raw) { pointer in
-        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, mhdCollectPair, pointer)
-    }
-    var decoded: [(name: String, value: String)] = []
-    decoded.reserveCapacity(raw.count)
-    for item in raw {
-        decoded.append(try Request.decodeQueryItem(name: item.name[...], value: item.value[...]))
-    }
-    return decoded
-}
-
 private func mhdCollectPair(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
     _ value: UnsafePointer<CChar>?
@@ -281,6 +305,11 @@ func mhdIdentityUnescape(
     guard let text else { return 0 }
     return strlen(text)
 }
+
+/// libmicrohttpd's URI log callback type, which its header declares inline and Swift does not name.
+typealias MHDURICallback =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) ->
+    UnsafeMutableRawPointer?
 
 /// libmicrohttpd's unescape callback type, which its header declares inline and Swift does not name.
 typealias MHDUnescapeCallback =

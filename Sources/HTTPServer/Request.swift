@@ -51,18 +51,7 @@ public struct Request: Sendable {
             rawQuery = nil
         }
         let path = try Request.decodePath(rawPath)
-        var query: [(name: String, value: String)] = []
-        if let rawQuery {
-            for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
-                if let equals = pair.firstIndex(of: "=") {
-                    query.append(
-                        try Request.decodeQueryItem(
-                            name: pair[..<equals], value: pair[pair.index(after: equals)...]))
-                } else {
-                    query.append(try Request.decodeQueryItem(name: pair, value: ""))
-                }
-            }
-        }
+        let query = try rawQuery.map { raw throws(HTTPError) in try Request.decodeQuery(raw) } ?? []
         self.init(
             method: method, path: path, query: query, headers: headers, body: body,
             remoteAddress: remoteAddress)
@@ -95,6 +84,29 @@ public struct Request: Sendable {
         } catch {
             throw HTTPError.badRequest(Request.explain(error, in: "the path"), code: "bad_path")
         }
+    }
+
+    /// Splits a raw query (`a=1&b&c=%20`) on `&` and decodes each name and value once; more than
+    /// `limit` items is refused with `414` (the query is the request target's unbounded part).
+    static func decodeQuery(_ raw: Substring, limit: Int = .max) throws(HTTPError) -> [(
+        name: String, value: String
+    )] {
+        var query: [(name: String, value: String)] = []
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            guard query.count < limit else {
+                throw HTTPError(
+                    414, code: "too_many_parameters",
+                    message: "The query has more than \(limit) parameters.")
+            }
+            if let equals = pair.firstIndex(of: "=") {
+                query.append(
+                    try Request.decodeQueryItem(
+                        name: pair[..<equals], value: pair[pair.index(after: equals)...]))
+            } else {
+                query.append(try Request.decodeQueryItem(name: pair, value: ""))
+            }
+        }
+        return query
     }
 
     static func decodeQueryItem(name: Substring, value: Substring) throws(HTTPError) -> (

@@ -31,6 +31,11 @@ final class RequestContext: @unchecked Sendable {
     var requestID = ""
     /// The pooled libmicrohttpd response queued for this request, given back on completion.
     var lease: ResponseLease?
+    /// The query as sent (after `?`, undecoded), taken by ``mhdRequestStarted`` before
+    /// libmicrohttpd could parse it.
+    var rawQuery: Substring = ""
+    /// Whether the access handler's first call (headers only) has happened.
+    var started = false
     private let phase = Mutex(Phase.reading)
 
     init(startNanos: UInt64) {

@@ -55,6 +55,10 @@ public final class Server: Sendable {
                 value: unsafeBitCast(mhdRequestCompleted as MHD_RequestCompletedCallback, to: Int.self),
                 ptr_value: corePointer),
             MHD_OptionItem(
+                option: .URI_LOG_CALLBACK,
+                value: unsafeBitCast(mhdRequestStarted as MHDURICallback, to: Int.self),
+                ptr_value: corePointer),
+            MHD_OptionItem(
                 option: .UNESCAPE_CALLBACK,
                 value: unsafeBitCast(mhdIdentityUnescape as MHDUnescapeCallback, to: Int.self),
                 ptr_value: nil),

@@ -22,6 +22,8 @@ public struct ServerOptions: Sendable {
     public var polling: Polling = .poll
     /// Largest accepted request body in bytes; larger ones are answered `413`.
     public var maxBodySize: Int = 1 << 20
+    /// Most query parameters in one request; more are answered `414`.
+    public var maxQueryParameters: Int = 256
     /// Most requests whose handlers may be awaiting at once; beyond it: `503` + `Retry-After`.
     public var maxPendingRequests: Int = 1024
     /// Seconds sent in `Retry-After` when refusing work.
@@ -63,5 +65,6 @@ public struct ServerOptions: Sendable {
         try require(maxPendingRequests >= 1, "max pending requests must be at least 1")
         try require(tls != nil || !strictTransportSecurity, "HSTS needs TLS (a certificate and key)")
         if let problem = tls?.problem() { throw ServerError.invalidTLS(problem) }
+        try require(maxQueryParameters >= 1, "max query parameters must be at least 1")
     }
 }

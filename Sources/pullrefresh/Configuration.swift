@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 import HTTPServer
 
@@ -8,6 +9,7 @@ struct Configuration {
     var reloadDelay: Duration = .seconds(1)
     var seed: UInt64 = 42
     var maxItems = 500
+    var pageSize = PageRenderer.defaultPageSize
     var dataFile: String?
     var templates = "Templates"
     var publicDirectory = "Public"
@@ -30,6 +32,7 @@ struct Configuration {
           --reload-delay D       Upstream delay per reload: seconds or 500ms/2s (default 1s, 0 allowed)
           --seed N               Seed of the built-in generator (default 42)
           --max-items N          Items kept, newest first (default 500)
+          --page-size N          Items per page of / (1 to 100, default 30); older pages via ?before=
           --data FILE            Read items from a JSON file ({"items": [...]}) on every reload
           --templates DIR        Mustache templates folder (default Templates)
           --public DIR           Static files folder served at /static/ (default Public)
@@ -97,6 +100,8 @@ struct Configuration {
                 config.seed = seed
             case "--max-items":
                 config.maxItems = try number(1...100_000)
+            case "--page-size":
+                config.pageSize = try number(1...PageRenderer.maxPageSize)
             case "--data":
                 let path = try value(for: flag, inline: inline)
                 guard !path.isEmpty else { throw UsageError("--data must name a file") }

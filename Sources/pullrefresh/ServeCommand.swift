@@ -92,7 +92,8 @@ enum ServeCommand {
         var upstream: any FeedSource = DelayedSource(source, delay: config.reloadDelay)
         if let metrics { upstream = MeteredSource(upstream, registry: metrics) }
         let store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
-        return FeedApp(store: store, renderer: renderer, files: files, logger: logger)
+        return FeedApp(
+            store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize)
     }
 
     /// The process-wide series: version and start time.

@@ -132,6 +132,9 @@ struct ProcessTests {
         (["--reload-delay", "soon"], "--reload-delay must be a duration"),
         (["--max-items", "0"], "--max-items must be"), (["--seed"], "--seed needs a value"),
         (["--polling", "select"], "--polling must be 'poll' or 'epoll'"),
+        (["--page-size", "0"], "--page-size must be an integer from 1 to 100"),
+        (["--page-size", "101"], "--page-size must be an integer from 1 to 100"),
+        (["--page-size", "ten"], "--page-size must be an integer from 1 to 100"),
     ])
     func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
         let result = try await Self.run(arguments)

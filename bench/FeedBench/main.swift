@@ -4,10 +4,15 @@
 // `.build/release/feed-bench [--templates Templates] [--seconds 2] [--items 100]`.
 // `--profile page|json N` runs one operation N times untimed (for callgrind); `--dump page|json`
 // writes the body to stdout, so a change to the renderer or encoder can be checked byte for byte.
+// `--sizes 50,500,5000,50000` instead measures, for stores of each size, the cold work the server
+// does per version for `/`: render the first page (--page-size items, default 30) and compress it
+// with gzip and brotli at the settings the server uses for it, plus the bytes of each encoding
+// (`FEEDBENCH_SIZES_JSON {...}`).
 //
 // Each measurement runs a short warm-up, then 5 timed batches; the reported figure is the median
 // batch's time per operation (robust against a batch disturbed by another process). The last
 // output line is `FEEDBENCH_JSON {...}` for bench/run.py.
+import Compression
 import Feed
 import Foundation
 import Mustache
@@ -20,6 +25,9 @@ struct Options {
     var profile: (what: String, count: Int)?
     /// `--dump page|json`: write that body to stdout (to check a change keeps the bytes).
     var dump: String?
+    /// `--sizes 50,500,...`: page bytes and cold render + compress time per store size.
+    var sizes: [Int] = []
+    var pageSize = PageRenderer.defaultPageSize
 
     init(_ arguments: [String]) {
         var index = 0
@@ -34,6 +42,8 @@ struct Options {
             case "--seconds": seconds = Double(next()) ?? seconds
             case "--items": items = Int(next()) ?? items
             case "--dump": dump = next()
+            case "--sizes": sizes = next().split(separator: ",").compactMap { Int($0) }
+            case "--page-size": pageSize = Int(next()) ?? pageSize
             case "--profile":
                 let what = next()
                 profile = (what, Int(next()) ?? 100)
@@ -101,6 +111,64 @@ do {
             initial: generator.initialItems(count: count), source: generator, delay: .zero,
             maxItems: max(count, 1), now: fixedNow
         ).current
+    }
+    if !options.sizes.isEmpty {
+        // Every store size is timed in each of 7 rounds, sizes interleaved (A B C D A B C D …), so
+        // drift from other processes hits all sizes alike; each figure is the fastest round (the
+        // work is deterministic: other processes on a shared machine only ever add time).
+        let stores = options.sizes.map { count -> FeedSnapshot in
+            let store = snapshot(count)
+            precondition(store.entries.count == count, "expected \(count) items")
+            return store
+        }
+        func page(_ store: FeedSnapshot) throws -> [UInt8] {
+            try renderer.page(store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
+        }
+        // The first page of `/` is compressed with the `.dense` brotli effort (FeedApp.page).
+        func renderAndCompress(_ store: FeedSnapshot) throws -> Int {
+            let body = try page(store)
+            return body.count + (ContentCoding.gzip.encode(body, effort: .perVersion)?.count ?? 0)
+                + (ContentCoding.br.encode(body, effort: .dense)?.count ?? 0)
+        }
+        func microseconds(_ calls: Int, _ body: () throws -> Int) rethrows -> Double {
+            let start = ContinuousClock.now
+            var sink = 0
+            for _ in 0..<calls { sink &+= try body() }
+            precondition(sink > 0)
+            let elapsed = ContinuousClock.now - start
+            return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+                / Double(calls)
+        }
+        let perCall = try microseconds(3) { try renderAndCompress(stores[0]) }
+        let calls = max(3, Int(options.seconds * 1e6 / 7 / Double(stores.count) / perCall))
+        let renderCalls = calls * 20
+        var render = Array(repeating: [Double](), count: stores.count)
+        var total = Array(repeating: [Double](), count: stores.count)
+        for _ in 0..<7 {
+            for (index, store) in stores.enumerated() {
+                render[index].append(try microseconds(renderCalls) { try page(store).count })
+                total[index].append(try microseconds(calls) { try renderAndCompress(store) })
+            }
+        }
+        var rows: [String] = []
+        for (index, store) in stores.enumerated() {
+            let count = options.sizes[index]
+            let identity = try page(store)
+            let gzip = ContentCoding.gzip.encode(identity, effort: .perVersion) ?? []
+            let brotli = ContentCoding.br.encode(identity, effort: .dense) ?? []
+            let renderFastest = render[index].min() ?? 0
+            let totalFastest = total[index].min() ?? 0
+            print(
+                String(
+                    format: "%6d items: page %6d B, gzip %5d B, br %5d B; render %7.1f µs, render + gzip + br %7.1f µs",
+                    count, identity.count, gzip.count, brotli.count, renderFastest, totalFastest))
+            rows.append(
+                "\"\(count)\":{\"identity\":\(identity.count),\"gzip\":\(gzip.count),\"br\":\(brotli.count),"
+                    + "\"render_us\":\(String(format: "%.2f", renderFastest)),"
+                    + "\"render_compress_us\":\(String(format: "%.2f", totalFastest))}")
+        }
+        print("FEEDBENCH_SIZES_JSON {\(rows.joined(separator: ","))}")
+        exit(0)
     }
     let big = snapshot(options.items)
     let small = snapshot(12)
