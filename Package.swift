@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "Mustache", targets: ["Mustache"]),
         .library(name: "Feed", targets: ["Feed"]),
+        .library(name: "RedisFeed", targets: ["RedisFeed"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,10 +17,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Mustache"]),
-        .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed"]),
+        .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
+        .executableTarget(
+            name: "pullrefresh", dependencies: ["HTTPServer", "Mustache", "Feed", "RedisFeed"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed"], path: "bench/FeedBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -30,6 +34,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "TestSupport"]),
+        .testTarget(
+            name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -77,9 +77,12 @@ enum OpenAPIDocument {
                 "operationId": "health",
                 "summary": "Liveness and the current version.",
                 "responses": {
-                  "200": {"description": "Serving.", "content": {"application/json": {"schema": {
+                  "200": {"description": "Serving; 'degraded': reads work, refreshes cannot (Redis down).",
+                    "content": {"application/json": {"schema": {
                     "type": "object", "required": ["status", "version"], "additionalProperties": false,
-                    "properties": {"status": {"const": "ok"}, "version": {"type": "integer", "minimum": 1}}
+                    "properties": {"status": {"enum": ["ok", "degraded"]},
+                      "version": {"type": "integer", "minimum": 1},
+                      "redis": {"enum": ["connected", "unreachable"]}}
                   }}}}
                 }
               }

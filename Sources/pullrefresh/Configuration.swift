@@ -12,6 +12,7 @@ struct Configuration {
     var templates = "Templates"
     var publicDirectory = "Public"
     var showHelp = false
+    var redis = RedisFlags()
 
     static let usage = """
         Usage: pullrefresh [options]
@@ -39,6 +40,9 @@ struct Configuration {
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
           --quiet                No access log or info lines
           -h, --help             Show this help
+
+        Several instances (one shared feed):
+        \(RedisFlags.usage)
         """
 
     /// Parses arguments (without the program name) and `PORT` from the environment.
@@ -49,6 +53,7 @@ struct Configuration {
         if let port = environment["PORT"], !port.isEmpty {
             config.server.port = try integer(port, flag: "PORT", range: 0...65535)
         }
+        try config.redis.read(environment: environment)
         var index = 0
         func value(for flag: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -115,11 +120,14 @@ struct Configuration {
             case "--grace":
                 config.server.shutdownGracePeriod = .seconds(
                     try number(0...600))
+            case _ where RedisFlags.names.contains(flag):
+                try config.redis.apply(flag, value: value(for: flag, inline: inline))
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
             index += 1
         }
+        try config.redis.validate(reloadDelay: config.reloadDelay)
         return config
     }
 

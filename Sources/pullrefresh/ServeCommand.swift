@@ -2,6 +2,7 @@ import Feed
 import Foundation
 import HTTPServer
 import Mustache
+import RedisFeed
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
@@ -19,7 +20,9 @@ enum ServeCommand {
         let logger = Logger(quiet: config.quiet)
         let app: FeedApp
         do {
-            app = try makeApp(config, logger: logger)
+            app = try await makeApp(config, logger: logger)
+        } catch let error as RedisError {
+            return fail("Redis \(config.redis.url.map { "at \($0) " } ?? "")\(error.description)")
         } catch let error as FeedError {
             return fail(error.message)
         } catch let error as MustacheError {
@@ -38,10 +41,11 @@ enum ServeCommand {
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         await server.shutdown()
+        (app.store as? RedisFeedStore)?.close()
         return 0
     }
 
-    static func makeApp(_ config: Configuration, logger: Logger) throws -> FeedApp {
+    static func makeApp(_ config: Configuration, logger: Logger) async throws -> FeedApp {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: templatesURL.path, isDirectory: &isDirectory),
@@ -65,8 +69,15 @@ enum ServeCommand {
             initial = generator.initialItems(count: min(12, config.maxItems))
             source = generator
         }
-        let store = FeedStore(
-            initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
+        let store: any FeedBackend
+        if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
+            store = try await RedisFeedStore.connect(
+                redis, initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems,
+                logger: logger)
+        } else {
+            store = FeedStore(
+                initial: initial, source: source, delay: config.reloadDelay, maxItems: config.maxItems)
+        }
         return FeedApp(store: store, renderer: renderer, files: files, logger: logger)
     }
 
