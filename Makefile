@@ -10,6 +10,7 @@ PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
 .PHONY: run test deps browser-deps contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean
+.PHONY: cluster-deps cluster-test
 
 ## Debian packages the server needs to build (libmicrohttpd) — installed only when missing.
 deps:
@@ -17,6 +18,11 @@ deps:
 	  echo "Installing libmicrohttpd-dev (apt-get)…"; \
 	  apt-get update -qq && touch $(APT_UPDATED); \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libmicrohttpd-dev pkg-config; \
+	fi
+	@if ! pkg-config --exists hiredis 2>/dev/null; then \
+	  echo "Installing libhiredis-dev (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libhiredis-dev pkg-config; \
 	fi
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
@@ -27,6 +33,14 @@ browser-deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; \
 	fi
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
+
+## Cluster-test prerequisites: a Redis server and nginx to run (tests start their own on free ports).
+cluster-deps:
+	@if ! command -v redis-server >/dev/null 2>&1 || ! { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1; then \
+	  echo "Installing redis-server and nginx (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends redis-server nginx; \
+	fi
 
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
@@ -44,7 +58,7 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
-swift-test: build-debug
+swift-test: build-debug cluster-deps
 	$(SWIFT) test --skip-build
 
 js-test:
@@ -57,9 +71,13 @@ browser-test: build-debug browser-deps
 contract-test: build-debug contract-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/contract
 
+## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
+cluster-test: build-debug cluster-deps browser-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
+
 ## Every suite: format lint, Swift tests (unit + live server + spec), JS unit tests, API contract,
-## browser tests.
-test: deps lint swift-test js-test contract-test browser-test
+## browser tests, cluster tests.
+test: deps lint swift-test js-test contract-test browser-test cluster-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
