@@ -67,8 +67,20 @@ public actor RedisFeedStore: FeedBackend {
             configuration: configuration, client: client, snapshot: joined.snapshot, epoch: joined.epoch,
             source: source, delay: delay, maxItems: maxItems, now: now, logger: logger)
         store.startSubscriber()
+        // Serve only once versions can arrive: the subscription is live (its first re-join then
+        // re-reads the version, covering commits made between the join above and now).
+        let deadline = ContinuousClock.now + configuration.connectTimeout + configuration.commandTimeout
+        while !store.isSubscribed {
+            guard ContinuousClock.now < deadline else {
+                store.close()
+                throw .unreachable("\(configuration.url): the subscription did not start in time")
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         return store
     }
+
+    private nonisolated var isSubscribed: Bool { subscriberBox.withLock { $0?.isSubscribed } ?? false }
 
     private init(
         configuration: RedisConfiguration, client: RedisClient, snapshot: FeedSnapshot, epoch: String,
@@ -88,6 +100,10 @@ public actor RedisFeedStore: FeedBackend {
         self.cacheTag = epoch
     }
 
+    deinit {
+        close()
+    }
+
     /// The cluster's tag, stored in Redis at `prefix:epoch` and kept through Redis restarts by
     /// the re-seed: the same on every instance, so ETags match wherever a client lands.
     public nonisolated let cacheTag: String
@@ -101,7 +117,7 @@ public actor RedisFeedStore: FeedBackend {
     /// `degraded` with `"redis": "unreachable"` while the subscription or the command
     /// connection is down.
     public nonisolated var health: FeedHealth {
-        let up = client.isReachable && (subscriberBox.withLock { $0?.isSubscribed } ?? false)
+        let up = client.isReachable && isSubscribed
         return FeedHealth(degraded: !up, details: [.init("redis", up ? "connected" : "unreachable")])
     }
 
