@@ -81,10 +81,12 @@ test: deps lint swift-test js-test contract-test browser-test cluster-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
-## after sustained mixed load (bench/leak.py → bench/MEMORY.md).
-bench: deps
+## after sustained mixed load (bench/leak.py → bench/MEMORY.md); then the Redis backend and the
+## 300-refresh storm over 3 instances (bench/cluster.py → bench/CLUSTER.md).
+bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
+	$(PYTHON) bench/cluster.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps
