@@ -2,12 +2,15 @@
 /// the lease, the fence and the re-seed race-free. Key names are built from the prefix by the
 /// caller (one Redis, not Redis Cluster: `join` builds the snapshot key from `ARGV[1]`).
 enum FeedScripts {
-    /// Take the reload lease unless a re-seed window is open or someone holds it.
+    /// Take the reload lease unless Redis holds no feed (restarted empty, not re-seeded yet), a
+    /// re-seed window is open or someone holds it.
     /// KEYS: lease, version, reloads, settle. ARGV: token, lease ms.
     /// Returns `{1, reload number, version}` or `{0, ms to wait, version}`.
     static let acquire = RedisScript(
         """
-        local v = tonumber(redis.call('get', KEYS[2]) or '0')
+        local raw = redis.call('get', KEYS[2])
+        if not raw then return {0, 50, 0} end
+        local v = tonumber(raw)
         local settle = redis.call('pttl', KEYS[4])
         if settle > 0 then return {0, settle, v} end
         if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then

@@ -114,6 +114,10 @@ public actor RedisFeedStore: FeedBackend {
     /// Its version; never waits.
     public nonisolated var currentVersion: Int { board.currentVersion }
 
+    /// How many of this instance's reloads are waiting for another instance's (at most one:
+    /// local callers share one reload).
+    nonisolated var waitingForCluster: Int { board.waiting }
+
     /// `degraded` with `"redis": "unreachable"` while the subscription or the command
     /// connection is down.
     public nonisolated var health: FeedHealth {
@@ -252,7 +256,13 @@ public actor RedisFeedStore: FeedBackend {
                 if flag == 1 {
                     return try await runReload(number: number, stored: stored)
                 }
-                if stored > base { try await catchUp(to: stored) }
+                // Not ours: `number` is how long (ms) the lease or the settle window still runs.
+                if stored == 0 {
+                    // Redis holds no feed (restarted empty): re-seed before anyone reloads.
+                    Task { await self.rejoin() }
+                } else if stored > base {
+                    try await catchUp(to: stored)
+                }
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero else {
                     return .failure(
@@ -260,8 +270,10 @@ public actor RedisFeedStore: FeedBackend {
                 }
                 // The holder's own deadline is its lease; wait that long (plus a little jitter so
                 // waiters do not all retry at once), then try for the lease again.
+                // Waiting above what we knew before asking means a commit that arrived meanwhile
+                // answers at once instead of being missed.
                 let wait = min(.milliseconds(max(number, 0) + Int.random(in: 20...80)), remaining)
-                switch await board.wait(above: board.currentVersion, timeout: wait) {
+                switch await board.wait(above: max(base, stored), timeout: wait) {
                 case .published(let snapshot, let reload):
                     return .success(ReloadOutcome(snapshot: snapshot, reloadNumber: reload))
                 case .failed(let message):
@@ -301,13 +313,14 @@ public actor RedisFeedStore: FeedBackend {
             items = try await source.fetch(current: before.items)
         } catch {
             let failure = (error as? FeedError) ?? FeedError("upstream failed: \(error)")
-            _ = try await release(
+            // If Redis is gone too, the lease simply expires; the upstream error is the answer.
+            _ = try? await release(
                 ChannelMessage.failed(reload: number, base: before.version, message: failure.message))
             return .failure(failure)
         }
         let merged = FeedStore.merge(before, with: items, maxItems: maxItems, at: now())
         guard merged.version != before.version else {
-            _ = try await release(ChannelMessage.unchanged(reload: number, version: before.version))
+            _ = try? await release(ChannelMessage.unchanged(reload: number, version: before.version))
             return .success(ReloadOutcome(snapshot: before, reloadNumber: number))
         }
         let bytes = SnapshotCodec.encode(merged)

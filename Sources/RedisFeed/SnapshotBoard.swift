@@ -36,6 +36,9 @@ final class SnapshotBoard: Sendable {
 
     var currentVersion: Int { version.load(ordering: .acquiring) }
 
+    /// How many refreshes are waiting for another instance's reload now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Makes `snapshot` current if it is newer, and wakes the waiters it answers. Returns
     /// whether it was newer.
     @discardableResult

@@ -57,8 +57,10 @@ final class RedisFeedStoreTests {
         #expect(second.current.items.map(\.id) == [1])
         #expect(second.cacheTag == first.cacheTag)
         async let a = first.reload()
-        async let b = second.reload()
         await source.waitUntilFetching()
+        async let b = second.reload()
+        // The second store found the lease taken and waits for the first's commit.
+        #expect(await eventually { second.waitingForCluster == 1 })
         source.open()
         let (left, right) = try await (a, b)
         #expect(left.snapshot.version == 2)
@@ -80,9 +82,7 @@ final class RedisFeedStoreTests {
         async let a = Self.outcome { () async throws(FeedError) in try await first.reload() }
         await source.waitUntilFetching()
         async let b = Self.outcome { () async throws(FeedError) in try await second.reload() }
-        // Give the second store's refresh time to find the lease taken; if it has not, it takes
-        // the lease after the first releases it and fails on its own fetch: same message.
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { second.waitingForCluster == 1 })
         source.open()
         let results: [Result<Int, FeedError>] = await [a, b]
         #expect(
