@@ -143,7 +143,7 @@ enum OpenAPIDocument {
                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
               "Error": {"description": "An error.",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-              "Unavailable": {"description": "Too many pending refreshes; retry after the given seconds.",
+              "Unavailable": {"description": "Too many pending refreshes, or the shared store (Redis) is unreachable; retry after the given seconds.",
                               "headers": {"Retry-After": {"schema": {"type": "integer"}}},
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
             }

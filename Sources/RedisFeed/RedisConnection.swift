@@ -26,14 +26,14 @@ final class RedisConnection {
         let url = configuration.url
         guard
             let fresh = redisConnectWithTimeout(
-                url.host, Int32(url.port), Self.timeval(configuration.connectTimeout))
+                url.host, Int32(url.port), Self.timeValue(configuration.connectTimeout))
         else { throw .unreachable("cannot allocate a connection") }
         if fresh.pointee.err != 0 {
             let message = Self.errorText(fresh)
             redisFree(fresh)
             throw .unreachable("\(url): \(message)")
         }
-        _ = redisSetTimeout(fresh, Self.timeval(configuration.commandTimeout))
+        _ = redisSetTimeout(fresh, Self.timeValue(configuration.commandTimeout))
         _ = redisEnableKeepAlive(fresh)
         context = fresh
         if let password = url.password {
@@ -113,9 +113,9 @@ final class RedisConnection {
         }
     }
 
-    private static func timeval(_ duration: Duration) -> timeval {
+    private static func timeValue(_ duration: Duration) -> timeval {
         let (seconds, attoseconds) = duration.components
-        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        return timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 
     /// Calls `body` with C copies of `arguments` (argc, argv, argvlen) that live for the call.
