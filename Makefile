@@ -10,6 +10,7 @@ PYTHON ?= python3
 APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
+.PHONY: cluster-deps cluster-test
 
 ## Debian packages the server needs to build (libmicrohttpd, zlib, brotli) — installed only when missing.
 deps:
@@ -18,6 +19,11 @@ deps:
 	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    libmicrohttpd-dev zlib1g-dev libbrotli-dev pkg-config; \
+	fi
+	@if ! pkg-config --exists hiredis 2>/dev/null; then \
+	  echo "Installing libhiredis-dev (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libhiredis-dev pkg-config; \
 	fi
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
@@ -59,6 +65,14 @@ ops-deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/ops/requirements.txt
+
+## Cluster-test prerequisites: a Redis server and nginx to run (tests start their own on free ports).
+cluster-deps:
+	@if ! command -v redis-server >/dev/null 2>&1 || ! { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1; then \
+	  echo "Installing redis-server and nginx (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends redis-server nginx; \
+	fi
 
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
@@ -125,7 +139,7 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
-swift-test: build-debug
+swift-test: build-debug cluster-deps
 	$(SWIFT) test --skip-build
 
 js-test:
@@ -146,22 +160,29 @@ contract-test: build-debug contract-deps
 ops-test: build-debug ops-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
 
+## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
+cluster-test: build-debug cluster-deps browser-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
+
 ## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
-## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment).
-test: deps lint client-check swift-test js-test contract-test browser-test webkit-test ops-test
+## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests.
+test: deps lint client-check swift-test js-test contract-test browser-test webkit-test ops-test cluster-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
 ## after sustained mixed load (bench/leak.py → bench/MEMORY.md); then compression: bytes on the
 ## wire vs nginx, throughput with br vs the twin, page cost per store size (bench/compression.py →
 ## bench/COMPRESSION.md; installs nginx and brotli when missing); then first paint and pull-to-paint
-## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md).
-bench: deps
+## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
+## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
+## bench/CLUSTER.md).
+bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
 	$(PYTHON) bench/compression.py
 	$(PYTHON) bench/slowlink.py
+	$(PYTHON) bench/cluster.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

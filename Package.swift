@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "Mustache", targets: ["Mustache"]),
         .library(name: "Feed", targets: ["Feed"]),
         .library(name: "Metrics", targets: ["Metrics"]),
+        .library(name: "RedisFeed", targets: ["RedisFeed"]),
     ],
     targets: [
         .systemLibrary(
@@ -19,12 +20,17 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
+        // warning; the shim includes <hiredis/hiredis.h> and the module map links the library.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
-        .executableTarget(name: "pullrefresh", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed"]),
+        .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
+        .executableTarget(
+            name: "pullrefresh", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
@@ -38,6 +44,8 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
+        .testTarget(
+            name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,7 +28,7 @@ public final class FeedApp: Sendable {
     }
 
     /// The store behind every route.
-    public let store: FeedStore
+    public let store: any FeedBackend
     /// Renders templates.
     public let renderer: PageRenderer
     /// Serves `Public/`.
@@ -36,7 +36,7 @@ public final class FeedApp: Sendable {
     /// Items per page of `/` (and per older page).
     public let pageSize: Int
     private let logger: Logger
-    /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
+    /// The store's ``FeedBackend/cacheTag``: per process in memory, per cluster on Redis.
     private let bootTag: String
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
@@ -44,7 +44,7 @@ public final class FeedApp: Sendable {
 
     /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``.
     public init(
-        store: FeedStore, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
+        store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
         pageSize: Int = PageRenderer.defaultPageSize
     ) {
         self.store = store
@@ -52,7 +52,7 @@ public final class FeedApp: Sendable {
         self.files = files
         self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
-        bootTag = String(UInt32.random(in: .min ... .max), radix: 36)
+        bootTag = store.cacheTag
     }
 
     /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
@@ -140,11 +140,22 @@ public final class FeedApp: Sendable {
         do {
             _ = try await store.reload()
         } catch {
-            logger.warning("refresh failed: \(error.message)")
-            throw HTTPError(
-                502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+            throw refreshFailure(error)
         }
         return .redirect(to: back.isEmpty ? "/" : "/?" + back.joined(separator: "&"))
+    }
+
+    /// A failed reload as a response: `503` + `Retry-After` when the store's backend is down
+    /// (retrying soon may work), `502` when the upstream failed.
+    private func refreshFailure(_ error: FeedError) -> HTTPError {
+        logger.warning("refresh failed: \(error.message)")
+        if let seconds = error.retryAfter {
+            return HTTPError(
+                503, code: "store_unavailable", message: "The feed could not be refreshed: \(error.message)",
+                headers: ["Retry-After": String(seconds)])
+        }
+        return HTTPError(
+            502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
     }
 
     private func language(for request: Request) throws(HTTPError) -> (String, Bool) {
@@ -205,13 +216,11 @@ public final class FeedApp: Sendable {
         // Without `since`, "added" is what this reload added: items newer than the version
         // published when the caller arrived, which is the one the reload it joins started from.
         let arrivedAt = store.currentVersion
-        let outcome: FeedStore.ReloadOutcome
+        let outcome: ReloadOutcome
         do {
             outcome = try await store.reload()
         } catch {
-            logger.warning("refresh failed: \(error.message)")
-            throw HTTPError(
-                502, code: "reload_failed", message: "The feed could not be refreshed: \(error.message)")
+            throw refreshFailure(error)
         }
         let snapshot = outcome.snapshot
         let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? arrivedAt
@@ -249,9 +258,17 @@ public final class FeedApp: Sendable {
     }
 
     func health() -> Response {
+        let health = store.health
         var writer = JSONWriter(capacity: 48)
-        writer.raw("{\"status\":\"ok\",\"version\":")
+        writer.raw(health.degraded ? "{\"status\":\"degraded\"" : "{\"status\":\"ok\"")
+        writer.raw(",\"version\":")
         writer.number(store.current.version)
+        for detail in health.details {
+            writer.raw(",")
+            writer.string(detail.name)
+            writer.raw(":")
+            writer.string(detail.value)
+        }
         writer.raw("}")
         return Response(
             headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],

@@ -8,6 +8,12 @@ public struct FeedSnapshot: Sendable {
         public var item: FeedItem
         /// The store version that first contained this item's id.
         public var addedIn: Int
+
+        /// Creates an entry.
+        public init(item: FeedItem, addedIn: Int) {
+            self.item = item
+            self.addedIn = addedIn
+        }
     }
 
     /// Grows by one on every reload that changed the items; never decreases.

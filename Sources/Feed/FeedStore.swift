@@ -7,14 +7,9 @@ import Synchronization
 /// Reads never wait: the latest snapshot is published behind a short lock that
 /// ``current`` takes without touching the actor, so page and API GETs stay on the fast path
 /// even while a slow reload is pending.
-public actor FeedStore {
-    /// What a reload produced.
-    public struct ReloadOutcome: Sendable {
-        /// The snapshot after the reload.
-        public var snapshot: FeedSnapshot
-        /// Which reload this was (1, 2, ...); callers sharing one reload see the same number.
-        public var reloadNumber: Int
-    }
+public actor FeedStore: FeedBackend {
+    /// What a reload produced (kept here for existing callers).
+    public typealias ReloadOutcome = Feed.ReloadOutcome
 
     private let source: any FeedSource
     private let clock: any Clock<Duration>
@@ -24,7 +19,7 @@ public actor FeedStore {
     private let published: Mutex<FeedSnapshot>
     private let reloadCounter = Atomic<Int>(0)
     private let publishedVersion = Atomic<Int>(1)
-    private var inFlight: Task<Result<ReloadOutcome, FeedError>, Never>?
+    private var inFlight = SingleFlight()
     private var lastError: FeedError?
 
     /// Creates a store with `initial` items as version 1.
@@ -54,13 +49,19 @@ public actor FeedStore {
         publishedVersion.load(ordering: .acquiring)
     }
 
+    /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
+    public nonisolated let cacheTag = String(UInt32.random(in: .min ... .max), radix: 36)
+
+    /// Always healthy: there is nothing remote to lose.
+    public nonisolated var health: FeedHealth { .ok }
+
     /// How many reloads have started since the store was created.
     public nonisolated var reloadsStarted: Int {
         reloadCounter.load(ordering: .relaxed)
     }
 
     /// Whether a reload is running now.
-    public var isReloading: Bool { inFlight != nil }
+    public var isReloading: Bool { inFlight.isRunning }
 
     /// The most recent reload failure, cleared by the next success.
     public var lastFailure: FeedError? { lastError }
@@ -68,19 +69,13 @@ public actor FeedStore {
     /// Waits for the delay, fetches from the source, and publishes the result. Callers that
     /// arrive while a reload is in flight join it instead of starting another.
     public func reload() async throws(FeedError) -> ReloadOutcome {
-        let task: Task<Result<ReloadOutcome, FeedError>, Never>
-        if let running = inFlight {
-            task = running
-        } else {
-            task = Task { await self.performReload() }
-            inFlight = task
-        }
+        let task = inFlight.join { Task { await self.performReload() } }
         return try await task.value.get()
     }
 
     private func performReload() async -> Result<ReloadOutcome, FeedError> {
         let number = reloadCounter.add(1, ordering: .relaxed).newValue
-        defer { inFlight = nil }
+        defer { inFlight.finish() }
         do {
             try await clock.sleep(for: delay)
         } catch {
@@ -107,7 +102,7 @@ public actor FeedStore {
 
     /// The snapshot after a successful fetch: a new version only if the items changed, each
     /// item keeping the version it first appeared in, trimmed to `maxItems` newest.
-    static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date)
+    public static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date)
         -> FeedSnapshot
     {
         let sorted = Array(fetched.sorted(by: FeedItem.newestFirst).prefix(maxItems))

@@ -105,9 +105,12 @@ enum OpenAPIDocument {
                 "operationId": "health",
                 "summary": "Liveness and the current version.",
                 "responses": {
-                  "200": {"description": "Serving.", "content": {"application/json": {"schema": {
+                  "200": {"description": "Serving; 'degraded': reads work, refreshes cannot (Redis down).",
+                    "content": {"application/json": {"schema": {
                     "type": "object", "required": ["status", "version"], "additionalProperties": false,
-                    "properties": {"status": {"const": "ok"}, "version": {"type": "integer", "minimum": 1}}
+                    "properties": {"status": {"enum": ["ok", "degraded"]},
+                      "version": {"type": "integer", "minimum": 1},
+                      "redis": {"enum": ["connected", "unreachable"]}}
                   }}}}
                 }
               }
@@ -168,7 +171,7 @@ enum OpenAPIDocument {
                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
               "Error": {"description": "An error.",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-              "Unavailable": {"description": "Too many pending refreshes; retry after the given seconds.",
+              "Unavailable": {"description": "Too many pending refreshes, or the shared store (Redis) is unreachable; retry after the given seconds.",
                               "headers": {"Retry-After": {"schema": {"type": "integer"}}},
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
             }

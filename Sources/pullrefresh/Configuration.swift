@@ -19,6 +19,7 @@ struct Configuration {
     var tlsKey: String?
     var metrics = true
     var logFormat = LogFormat.text
+    var redis = RedisFlags()
 
     static let usage = """
         Usage: pullrefresh [options]
@@ -53,6 +54,9 @@ struct Configuration {
           --log-format text|json Access and diagnostic lines as text or one JSON object per line
           --version              Print the version and exit
           -h, --help             Show this help
+
+        Several instances (one shared feed):
+        \(RedisFlags.usage)
         """
 
     /// Parses arguments (without the program name) and `PORT` from the environment.
@@ -63,6 +67,7 @@ struct Configuration {
         if let port = environment["PORT"], !port.isEmpty {
             config.server.port = try integer(port, flag: "PORT", range: 0...65535)
         }
+        try config.redis.read(environment: environment)
         var index = 0
         func value(for flag: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -147,12 +152,15 @@ struct Configuration {
                     throw UsageError("--log-format must be 'text' or 'json', got '\(text)'")
                 }
                 config.logFormat = format
+            case _ where RedisFlags.names.contains(flag):
+                try config.redis.apply(flag, value: value(for: flag, inline: inline))
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
             index += 1
         }
         try config.checkTLSFlags()
+        try config.redis.validate(reloadDelay: config.reloadDelay)
         return config
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Metrics
 import Mustache
+import RedisFeed
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
@@ -31,7 +32,9 @@ enum ServeCommand {
         let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
         do {
-            app = try makeApp(config, logger: logger, metrics: metrics)
+            app = try await makeApp(config, logger: logger, metrics: metrics)
+        } catch let error as RedisError {
+            return fail("Redis \(config.redis.url.map { "at \($0) " } ?? "")\(error.description)")
         } catch let error as FeedError {
             return fail(error.message)
         } catch let error as MustacheError {
@@ -59,11 +62,12 @@ enum ServeCommand {
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         await server.shutdown()
+        (app.store as? RedisFeedStore)?.close()
         return 0
     }
 
-    static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil) throws
-        -> FeedApp
+    static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil)
+        async throws -> FeedApp
     {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
@@ -91,7 +95,14 @@ enum ServeCommand {
         // The upstream wait lives in the source, so the reload metrics include it.
         var upstream: any FeedSource = DelayedSource(source, delay: config.reloadDelay)
         if let metrics { upstream = MeteredSource(upstream, registry: metrics) }
-        let store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
+        let store: any FeedBackend
+        if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
+            store = try await RedisFeedStore.connect(
+                redis, initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems,
+                logger: logger)
+        } else {
+            store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
+        }
         return FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize)
     }

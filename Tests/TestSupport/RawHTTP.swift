@@ -36,10 +36,9 @@ public final class RawConnection: @unchecked Sendable {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard result == 0 else {
-            close(descriptor)
-            throw RawError.io("connect")
-        }
+        // No close here: the instance is fully initialized, so deinit runs on this throw and
+        // closes the socket; closing twice could close a descriptor another thread just got.
+        guard result == 0 else { throw RawError.io("connect") }
     }
 
     deinit { close(descriptor) }

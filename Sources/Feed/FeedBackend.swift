@@ -1,0 +1,19 @@
+/// What the routes need from the feed's storage: the in-memory ``FeedStore`` (one process, the
+/// default) and the Redis-backed store (several instances sharing one feed) both provide it.
+///
+/// Reads (``current``, ``currentVersion``, ``health``) never wait: not for a reload, not for
+/// the network. ``reload()`` is shared: concurrent callers join the reload in flight.
+public protocol FeedBackend: Sendable {
+    /// The latest snapshot; cheap, never waits.
+    var current: FeedSnapshot { get }
+    /// The latest snapshot's version, enough to find cached responses.
+    var currentVersion: Int { get }
+    /// A short tag that, together with a version, names one snapshot's content: part of every
+    /// page and API `ETag`. Per process in memory; shared by all instances of a cluster.
+    var cacheTag: String { get }
+    /// What `/healthz` reports besides the version.
+    var health: FeedHealth { get }
+    /// Joins or starts a reload and returns its result. A ``FeedError`` with
+    /// ``FeedError/retryAfter`` set means the backend itself is unavailable (answered `503`).
+    func reload() async throws(FeedError) -> ReloadOutcome
+}

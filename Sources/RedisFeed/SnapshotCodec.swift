@@ -1,0 +1,61 @@
+import Feed
+import Foundation
+
+/// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
+/// "createdAt","addedIn"}]}`, dates as seconds since 1970. What Redis holds is checked like any
+/// other input: a malformed snapshot is refused with a message, never half-applied.
+enum SnapshotCodec {
+    private struct Stored: Codable {
+        var version: Int
+        var updatedAt: Double
+        var entries: [StoredEntry]
+    }
+
+    private struct StoredEntry: Codable {
+        var id: Int
+        var title: String
+        var body: String
+        var createdAt: Double
+        var addedIn: Int
+    }
+
+    static func encode(_ snapshot: FeedSnapshot) -> [UInt8] {
+        let stored = Stored(
+            version: snapshot.version, updatedAt: snapshot.updatedAt.timeIntervalSince1970,
+            entries: snapshot.entries.map {
+                StoredEntry(
+                    id: $0.item.id, title: $0.item.title, body: $0.item.body,
+                    createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn)
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain structs of numbers and strings cannot fail.
+        return Array((try? encoder.encode(stored)) ?? Data())
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(RedisError) -> FeedSnapshot {
+        let stored: Stored
+        do {
+            stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
+        } catch {
+            throw .unexpectedReply(
+                "stored snapshot is not valid JSON of the expected shape (\(bytes.count) bytes)")
+        }
+        guard stored.version >= 1 else {
+            throw .unexpectedReply("stored snapshot has version \(stored.version)")
+        }
+        for entry in stored.entries where entry.id < 1 || entry.addedIn < 1 || entry.addedIn > stored.version
+        {
+            throw .unexpectedReply("stored snapshot \(stored.version) has a bad entry (id \(entry.id))")
+        }
+        return FeedSnapshot(
+            version: stored.version, updatedAt: Date(timeIntervalSince1970: stored.updatedAt),
+            entries: stored.entries.map {
+                FeedSnapshot.Entry(
+                    item: FeedItem(
+                        id: $0.id, title: $0.title, body: $0.body,
+                        createdAt: Date(timeIntervalSince1970: $0.createdAt)),
+                    addedIn: $0.addedIn)
+            })
+    }
+}

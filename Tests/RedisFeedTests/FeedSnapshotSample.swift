@@ -1,0 +1,18 @@
+import Feed
+import Foundation
+
+/// A snapshot with awkward text and sub-second dates, for codec round trips.
+enum FeedSnapshotSample {
+    static func make() -> FeedSnapshot {
+        let entries = (1...5).map { id in
+            FeedSnapshot.Entry(
+                item: FeedItem(
+                    id: id, title: "Tïtle \(id) \"q\" </script>", body: "Line\nbreak\t\u{1}",
+                    createdAt: Date(timeIntervalSince1970: 1_780_000_000.123_456 + Double(id))),
+                addedIn: min(id, 3))
+        }
+        return FeedSnapshot(
+            version: 3, updatedAt: Date(timeIntervalSince1970: 1_780_000_999.987_654),
+            entries: entries.reversed())
+    }
+}
