@@ -87,7 +87,7 @@ def test_bad_redis_flags_are_usage_errors(args, message):
     assert len(result.stderr.strip().split("\n")) == 1
 
 
-def test_password_is_never_printed(redis):
+def test_password_is_never_printed():
     result = run_pullrefresh("--port", "0", "--redis", f"redis://:hunter2@127.0.0.1:{free_port()}")
     assert result.returncode == 1
     assert "hunter2" not in result.stderr
