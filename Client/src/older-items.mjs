@@ -126,8 +126,12 @@ export function startOlderItems(document) {
       // aria-busy is the gesture's too: a refresh may be running meanwhile.
       list.setAttribute('aria-busy', String(feed.dataset.ptrState === 'refreshing'))
     }
-    if (added && readerAsked) focusNewItems(added)
-    if (added) readerAsked = false
+    // A page that added nothing (every item already shown) leaves the reader's request for the
+    // next one, which follows right away.
+    if (added && readerAsked && (added.length || !link.isConnected)) {
+      focusNewItems(added)
+      readerAsked = false
+    }
     // Observing again reports where the link is now: if the new page was short, or the reader
     // scrolled on meanwhile, it is still in reach and the next page loads right away.
     if (!failed && link.isConnected && observer) {

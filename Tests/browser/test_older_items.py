@@ -12,7 +12,7 @@ import json
 import urllib.parse
 import urllib.request
 
-from conftest import make_items
+from conftest import axe_source, make_items
 
 FEED = "document.getElementById('feed')"
 LINK = "document.querySelector('a[data-ptr-older]')"
@@ -135,6 +135,36 @@ def test_nearing_the_end_loads_older_items_in_place_until_the_last_page(page, se
     assert page.eval("window.__samePage === true")
 
 
+def test_one_request_at_a_time_busy_while_it_runs(page, server):
+    srv = server(items=make_items(75))
+    open_feed(page, srv.url + "/")
+    # a slow link, so the load is still running while the reader scrolls and presses the link
+    page.send("Network.emulateNetworkConditions", offline=False, latency=600,
+              downloadThroughput=-1, uploadThroughput=-1)
+    mark = page.mark()
+    scroll_to_end(page)
+    page.wait_for(f"{MORE}.dataset.olderState === 'loading'", 5, "the load to start")
+    assert page.eval(f"{LIST}.getAttribute('aria-busy')") == "true"
+    assert page.eval("document.querySelector('.feed-more-status > span').textContent") == (
+        "Loading older items…")
+    assert page.eval("document.querySelector('.feed-more-retry').hidden") is True
+    # back and forth over the end, and the link pressed, while the page is on its way
+    page.eval(f"{FEED}.scrollBy(0, -2000)")
+    after_frames(page)
+    scroll_to_end(page)
+    after_frames(page)
+    page.eval(f"{LINK}.click()")
+    assert page.eval(f"{MORE}.dataset.olderState") == "loading", "still the same load"
+    wait_items(page, 60, "the second page")
+    page.wait_for(f"{MORE}.dataset.olderState === 'idle'", 5)
+    assert item_ids(page) == ids((75, 16))
+    assert len(older_requests(page, mark)) == 1
+    assert page.eval(f"{LIST}.getAttribute('aria-busy')") == "false"
+    # the link was pressed during the load: focus goes to the first new item when it arrives
+    assert page.eval("document.activeElement.dataset.itemId") == "45"
+    assert page.eval("location.search") == "" and page.eval("window.__samePage === true")
+
+
 def test_the_link_pressed_by_keyboard_loads_in_place_in_the_chosen_language(page, server):
     srv = server(items=make_items(75))
     open_feed(page, srv.url + "/?lang=tr")
@@ -198,7 +228,7 @@ def test_a_refused_cursor_shows_the_error_state_and_retry_recovers(page, server,
     status = page.cdp.wait_event("Network.responseReceived", page.session, mark,
                                  lambda p: "/api/items" in p["response"]["url"])[1]
     assert status["params"]["response"]["status"] == 400
-    assert page.eval("document.querySelector('.feed-more-status').textContent.trim()").startswith(
+    assert page.eval("document.querySelector('.feed-more-status > span').textContent") == (
         "Couldn't load older items")
     assert page.eval(LIVE) == "Couldn't load older items"
     assert page.eval("document.querySelector('.feed-more-retry').hidden") is False
@@ -207,6 +237,15 @@ def test_a_refused_cursor_shows_the_error_state_and_retry_recovers(page, server,
     # the link stays what it was: a real link, the fallback
     assert page.eval(f"{LINK}.getAttribute('href')") == href
     shot(page, "older-error")
+    # the error state's text and Retry pass axe, light and dark
+    page.eval(axe_source() + "\n;true", timeout=30)
+    for scheme in ("light", "dark"):
+        page.send("Emulation.setEmulatedMedia",
+                  features=[{"name": "prefers-color-scheme", "value": scheme}])
+        found = page.eval("axe.run(document.querySelector('.feed-more')).then(r => r.violations"
+                          ".map(v => ({ id: v.id, nodes: v.nodes.map(n => n.target.join(' ')) })))",
+                          timeout=60)
+        assert found == [], f"{scheme}: {found}"
 
     # scrolling does not ask again by itself: the reader decides
     count_fetches(page)
