@@ -17,7 +17,8 @@
  *   would have started, as following the link would have done, instead of staying on a link
  *   that has just jumped thirty items further down (or on a Retry button that is gone).
  *
- * Strings come from the `<nav>`'s `data-text-*` attributes, in the page's language.
+ * Strings come from the `<nav>`'s `data-text-*` attributes, in the page's language, and for
+ * Retry, offline and busy from the gesture's `data-ptr-text-*` on the feed root.
  * @module older-items
  */
 
@@ -54,7 +55,7 @@ export function startOlderItems(document) {
   if (!link || !list) return null
   /** The link's `<nav class="feed-more">`: where the strings are and the state is shown. */
   const more = link.parentElement
-  const text = createOlderTexts(more.dataset)
+  const text = createOlderTexts(more.dataset, feed.dataset)
   const liveRegion = feed.querySelector('[data-ptr-status]')
   const { status, message, retry } = createStatus(document, text('Retry'))
   more.append(status)

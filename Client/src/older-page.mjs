@@ -99,18 +99,21 @@ export function freshItems(candidates, idOf, knownIds) {
 
 /**
  * @callback OlderText the localized string `key` of the Older link's container
- *   (`'Loaded'` → `data-text-loaded`) with `{n}` replaced by `n`; '' when the page lacks it
+ *   (`'Loaded'` → `data-text-loaded`), else the gesture's (`data-ptr-text-retry` on the feed
+ *   root), with `{n}` replaced by `n`; '' when the page has neither
  * @param {string} key
  * @param {number} [n]
  * @returns {string}
  */
 
 /**
- * @param {DOMStringMap | Record<string, string>} dataset the container's
+ * @param {DOMStringMap | Record<string, string>} own the container's dataset
+ * @param {DOMStringMap | Record<string, string>} [gesture] the feed root's: "Retry", "You're
+ *   offline" and "Server busy" are the gesture's strings already, so the page sends them once
  * @returns {OlderText}
  */
-export function createOlderTexts(dataset) {
-  return (key, n) => (dataset['text' + key] || '').replace('{n}', n)
+export function createOlderTexts(own, gesture = {}) {
+  return (key, n) => (own['text' + key] || gesture['ptrText' + key] || '').replace('{n}', n)
 }
 
 /**

@@ -133,13 +133,22 @@ test('fresh items from a live collection-like iterable (what a template\'s child
   assert.deepEqual(freshItems(children(), byId, new Set(['2'])), [{ id: '1' }])
 })
 
-const en = createOlderTexts({
-  textLoaded: '{n} older items loaded.',
-  textLoadedOne: '1 older item loaded.',
-  textEnd: "That's the end of the feed.",
-  textError: "Couldn't load older items",
-  textOffline: "You're offline",
-  textBusy: 'Server busy, try again shortly',
+// The page's strings: the Older link's own, and the gesture's on the feed root.
+const en = createOlderTexts(
+  {
+    textLoaded: '{n} older items loaded.',
+    textLoadedOne: '1 older item loaded.',
+    textEnd: "That's the end of the feed.",
+    textError: "Couldn't load older items",
+  },
+  { ptrTextOffline: "You're offline", ptrTextBusy: 'Server busy, try again shortly' },
+)
+
+test('texts: the container\'s own first, else the gesture\'s, else nothing', () => {
+  const text = createOlderTexts({ textRetry: 'Again' }, { ptrTextRetry: 'Retry' })
+  assert.equal(text('Retry'), 'Again')
+  assert.equal(createOlderTexts({}, { ptrTextRetry: 'Retry' })('Retry'), 'Retry')
+  assert.equal(createOlderTexts({})('Retry'), '')
 })
 
 test('announcements: the count, the singular, the end of the feed', () => {
