@@ -104,7 +104,8 @@ public final class EventHub: Sendable {
         writer.raw(",\"added\":")
         writer.number(added)
         writer.raw("}")
-        return Array("id: \(snapshot.version)\nevent: version\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+        return Array("id: \(snapshot.version)\nevent: version\ndata: ".utf8) + writer.bytes
+            + Array("\n\n".utf8)
     }
 
     /// A newer version: one event, encoded once, written to every stream.

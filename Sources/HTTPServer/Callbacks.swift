@@ -130,7 +130,8 @@ func mhdAccessHandler(
     case .response(let response):
         if let stream = response.stream, !core.reserveStream(stream) {
             // Streams are bounded apart from pending requests: they stay open for good.
-            stream.finish()
+            // Never queued, so libmicrohttpd will not free it: close it here (its owner hears).
+            stream.closed()
             let busy = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
             queue(core.router.response(for: busy, request: request), for: context, on: connection, core: core)
@@ -269,6 +270,7 @@ private func queueStream(
 ) -> Bool {
     guard let handle = stream.makeHandle() else {
         core.releaseStream(stream)
+        stream.closed()
         return false
     }
     for field in response.headers where MHD_add_response_header(handle, field.name, field.value) == .NO {

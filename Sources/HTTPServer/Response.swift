@@ -50,7 +50,9 @@ public struct Response: Sendable {
     /// A response whose body is written over time through `stream` (an event stream). It is
     /// never prepared nor compressed; the server counts it against ``ServerOptions/maxStreams``
     /// and ends it when shutting down.
-    public static func streaming(_ stream: ResponseStream, status: Int = 200, headers: HTTPHeaders) -> Response {
+    public static func streaming(_ stream: ResponseStream, status: Int = 200, headers: HTTPHeaders)
+        -> Response
+    {
         var response = Response(status: status, headers: headers)
         response.stream = stream
         return response

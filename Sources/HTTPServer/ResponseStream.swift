@@ -110,7 +110,8 @@ public final class ResponseStream: Sendable {
         }
     }
 
-    /// libmicrohttpd freed the response: the connection is gone.
+    /// libmicrohttpd freed the response (the connection is gone), or the server refused the
+    /// stream before queueing it.
     func closed() {
         let (handler, detach) = state.withLock { state in
             state.closed = true
