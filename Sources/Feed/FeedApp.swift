@@ -68,6 +68,7 @@ public final class FeedApp: Sendable {
         router.post("/api/refresh") { request in try await self.apiRefresh(request) }
         router.get("/healthz") { _ in self.health() }
         router.get("/api/events") { request in try self.events.open(request) }
+        router.get("/sw.js") { request in try self.serviceWorker(request) }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
@@ -260,6 +261,14 @@ public final class FeedApp: Sendable {
             "X-Feed-Updated-At": Timestamp.iso(snapshot.updatedAt),
             "X-Feed-Added": String(added),
         ]
+    }
+
+    /// `GET /sw.js`: the service worker from `Public/`, served at the root so its scope is
+    /// the whole site, and `no-cache` so a new deployment's worker is found on the next visit.
+    func serviceWorker(_ request: Request) throws -> Response {
+        var response = try files.respond(relative: "sw.js", request: request)
+        response.headers.set("Cache-Control", "no-cache")
+        return response
     }
 
     func health() -> Response {
