@@ -90,7 +90,13 @@ export function startLiveUpdates(root, endpoints = {}) {
     () => {
       if (pill.dataset.ptrPillMode !== 'live') return
       delete pill.dataset.ptrPillMode
-      root.ptr?.refresh('live')
+      root.ptr?.refresh('live').then(loaded => {
+        // Refused (a refresh was running or had just finished) or failed: offer it again.
+        if (!loaded && pending > 0) {
+          pill.dataset.ptrPillMode = 'live'
+          pill.hidden = false
+        }
+      })
     },
     options,
   )
@@ -103,17 +109,18 @@ export function startLiveUpdates(root, endpoints = {}) {
     },
     { capture: true, passive: true, signal: listeners.signal },
   )
-  // Any refresh that succeeded (a pull, the button, the pill) brought the page up to date
-  // with what the stream had announced, or past it.
-  root.addEventListener(
-    'ptr:done',
-    () => {
-      known = Math.max(known, shown())
-      pending = 0
-      delete pill.dataset.ptrPillMode
-    },
-    options,
-  )
+  // Any refresh that brought new items (a pull, the button, the pill) moved the version on
+  // screen up to what the stream had announced, or past it. Heard through the DOM, like every
+  // other change feed.js follows: the callback runs after the refresh inserted its items.
+  const versionObserver = new MutationObserver(() => {
+    known = Math.max(known, shown())
+    pending = 0
+    // At the top the items are in view: the announced pill has nothing left to lead to (when
+    // scrolled away, the gesture has just shown its own pill for the inserted items).
+    if (pill.dataset.ptrPillMode === 'live' && root.scrollTop < 1) pill.hidden = true
+    delete pill.dataset.ptrPillMode
+  })
+  versionObserver.observe(root, { attributeFilter: ['data-ptr-version'] })
 
   followVisibility()
   return {
@@ -121,6 +128,7 @@ export function startLiveUpdates(root, endpoints = {}) {
     close,
     stop() {
       listeners.abort()
+      versionObserver.disconnect()
       close()
     },
   }

@@ -35,7 +35,8 @@ export async function requestNewItems(endpoint, since, signal, method) {
   url.searchParams.set('since', since)
   let response
   try {
-    response = await fetch(url, { method: method || 'POST', headers: { Accept: 'text/html' }, signal })
+    const init = { method: method || 'POST', headers: { Accept: 'text/html' }, signal }
+    response = await fetch(url, init)
   } catch (error) {
     // fetch rejects only when no answer arrived at all. Say "offline" when that is why, so the
     // reader knows it is their connection and not the server.

@@ -36,7 +36,10 @@ self.addEventListener('install', event => {
     caches
       .open(CACHE)
       // `reload` skips the HTTP cache: the files of this deployment, not of the previous one.
-      .then(cache => cache.addAll(STATIC_FILES.map(url => new Request(url, { cache: 'reload' }))))
+      // The page too, so the visit that installed the worker already leaves a copy to show.
+      .then(cache =>
+        cache.addAll(['/', ...STATIC_FILES].map(url => new Request(url, { cache: 'reload' }))),
+      )
       .then(() => self.skipWaiting()),
   )
 })
