@@ -192,6 +192,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/compression.py
 	$(PYTHON) bench/slowlink.py
 	$(PYTHON) bench/cluster.py
+	$(PYTHON) bench/events.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

@@ -35,7 +35,7 @@ public final class EventHub: Sendable {
         let listener = Task { [weak self] in
             for await snapshot in publications {
                 guard let self else { return }
-                self.announce(snapshot)
+                await self.announce(snapshot)
             }
         }
         let beat = Task { [weak self, heartbeat] in
@@ -108,8 +108,14 @@ public final class EventHub: Sendable {
             + Array("\n\n".utf8)
     }
 
-    /// A newer version: one event, encoded once, written to every stream.
-    func announce(_ snapshot: FeedSnapshot) {
+    /// Streams woken at once during a fan-out, before a pause lets the server's threads answer
+    /// other requests: thousands of streams resumed together would hold every thread for the
+    /// whole fan-out (see bench/EVENTS.md).
+    static let fanOutBatch = 64
+    static let fanOutPause: Duration = .milliseconds(1)
+
+    /// A newer version: one event, encoded once, written to every stream, a batch at a time.
+    func announce(_ snapshot: FeedSnapshot) async {
         let (streams, since) = state.withLock { state -> ([ResponseStream], Int?) in
             guard snapshot.version > state.announced else { return ([], nil) }
             defer { state.announced = snapshot.version }
@@ -117,7 +123,12 @@ public final class EventHub: Sendable {
         }
         guard let since else { return }
         let bytes = Self.event(snapshot, since: since)
-        for stream in streams { stream.write(bytes) }
+        for (index, stream) in streams.enumerated() {
+            stream.write(bytes)
+            if index % Self.fanOutBatch == Self.fanOutBatch - 1 {
+                try? await Task.sleep(for: Self.fanOutPause)
+            }
+        }
     }
 
     private static let ping = Array(": ping\n\n".utf8)

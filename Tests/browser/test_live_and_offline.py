@@ -6,7 +6,6 @@ the items fragment, so the server's access log shows no second reload. A hidden 
 stream (the server's open-stream gauge drops) and catches up when visible again. After one visit,
 the service worker shows the saved list offline, with its banner.
 """
-import json
 import os
 import re
 import signal

@@ -3,7 +3,6 @@ instance on the same Redis, each with the version Redis committed."""
 import json
 import socket
 
-from harness import wait_for  # noqa: F401  (conftest puts the folder on sys.path)
 
 
 def open_stream(port):
