@@ -4,7 +4,6 @@ import json
 import socket
 
 
-
 def open_stream(port):
     """A raw GET /api/events; returns the socket after reading the head."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
