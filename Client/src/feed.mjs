@@ -14,6 +14,7 @@
  */
 
 import { startRelativeTimes } from './relative-time.mjs'
+import { startOlderItems } from './older-items.mjs'
 import { startLiveUpdates } from './live-updates.mjs'
 import { registerServiceWorker, showOfflineBanner } from './offline.mjs'
 
@@ -33,6 +34,9 @@ for (const list of document.querySelectorAll('[data-ptr-list]')) {
 }
 // A time whose instant is changed in place ("Last updated" after a refresh).
 observer.observe(document.body, { subtree: true, attributeFilter: ['datetime'] })
+
+// Older items load in place as the reader nears the end of the list (older-items.mjs).
+startOlderItems(document)
 
 // Live "N new items" from the event stream, and the offline copy (live-updates.mjs, offline.mjs).
 const pullRoot = document.querySelector('[data-pull-to-refresh]')
