@@ -60,11 +60,19 @@ esbuild-deps:
 ESBUILD ?= esbuild
 CLIENT_SCRIPTS := pull-to-refresh feed
 CLIENT_OUTPUTS := $(foreach s,$(CLIENT_SCRIPTS),$(s).js $(s).js.map) pull-to-refresh.css
+CLIENT_OUTPUTS += sw.js sw.js.map
 CLIENT_BUILD = $(ESBUILD) $(foreach s,$(CLIENT_SCRIPTS),Client/src/$(s).mjs) \
 	--bundle --minify --format=esm --target=es2020 --charset=utf8 --sourcemap \
 	--outdir=Public --log-level=warning && \
 	$(ESBUILD) Client/src/pull-to-refresh.css --bundle --minify --charset=utf8 \
-	--outdir=Public --log-level=warning
+	--outdir=Public --log-level=warning && $(SW_BUILD)
+
+## The service worker (served at /sw.js): a classic script, built after the bundles because its
+## cache name carries a hash of them and of app.css (a new deployment = a new worker, sw.mjs).
+SW_BUILD = $(ESBUILD) Client/src/sw.mjs --bundle --minify --target=es2020 --charset=utf8 \
+	--sourcemap --outfile=Public/sw.js --log-level=warning \
+	--define:CACHE_VERSION="\"$$(cat Public/pull-to-refresh.js Public/pull-to-refresh.css \
+	Public/feed.js Public/app.css | sha256sum | cut -c1-12)\""
 
 client: esbuild-deps
 	$(CLIENT_BUILD)
@@ -77,6 +85,7 @@ client: esbuild-deps
 client-check: esbuild-deps
 	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
 	mkdir -p "$$scratch/Client" "$$scratch/Public" && cp -R Client/src "$$scratch/Client/" && \
+	cp Public/app.css "$$scratch/Public/" && \
 	( cd "$$scratch" && $(CLIENT_BUILD) ) || exit 1; \
 	stale=0; for f in $(CLIENT_OUTPUTS); do \
 	  cmp -s "$$scratch/Public/$$f" "Public/$$f" || { echo "Public/$$f is stale"; stale=1; }; \
@@ -144,6 +153,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/compression.py
 	$(PYTHON) bench/slowlink.py
 	$(PYTHON) bench/cluster.py
+	$(PYTHON) bench/events.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

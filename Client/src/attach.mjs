@@ -33,8 +33,9 @@ import { requestNewItems } from './refresh-request.mjs'
  * What `attach` returns (also at `root.ptr`).
  * @typedef {object} Controller
  * @property {import('./gesture-core.mjs').Core} core the state machine
- * @property {() => Promise<boolean>} refresh refreshes as the gesture and the button do
- *   (`ptr:refresh` has `detail.source === 'api'`); `false` when refused or failed
+ * @property {(source?: string) => Promise<boolean>} refresh refreshes as the gesture and the
+ *   button do (`ptr:refresh` has `detail.source`, `'api'` unless given); `false` when refused
+ *   or failed. With the default refresh, source `'live'` fetches without a reload.
  * @property {() => void} destroy removes every listener, timer, inline style and
  *   `data-ptr-state`
  */
@@ -92,9 +93,15 @@ export function attach(root, options = {}) {
   const showPull = createIndicator(root, part('pill'))
   const insertItems = createFeedList(root, part, text, listen)
 
-  /** The default refresh: ask the server for what is newer than the page, then show it. */
-  async function loadNewItems({ signal }) {
-    const answer = await requestNewItems(data.ptrEndpoint, data.ptrVersion, signal)
+  /**
+   * The default refresh: ask the server for what is newer than the page, then show it. A
+   * `live` refresh (the page's script heard of new items) only fetches them with a GET from
+   * `data-ptr-live-endpoint`, and the server reloads nothing.
+   */
+  async function loadNewItems({ signal, source }) {
+    const live = source === 'live'
+    const endpoint = live ? data.ptrLiveEndpoint : data.ptrEndpoint
+    const answer = await requestNewItems(endpoint, data.ptrVersion, signal, live && 'GET')
     if (answer.version) data.ptrVersion = answer.version
     // Only the instant: what `[data-ptr-updated]` reads like ("5 minutes ago") is the page's
     // business (feed.js watches `datetime`), so the gesture stays free of it.
@@ -196,7 +203,7 @@ export function attach(root, options = {}) {
 
   return (root.ptr = {
     core,
-    refresh: () => core.refresh('api'),
+    refresh: source => core.refresh(source || 'api'),
     destroy() {
       listeners.abort()
       core.destroy()

@@ -1,10 +1,13 @@
 /**
- * This page's enhancements, built into Public/feed.js: for now the relative times of the items
- * and of "Last updated" (relative-time.mjs). They are features of the feed page, not of the
+ * This page's enhancements, built into Public/feed.js: the relative times of the items and of
+ * "Last updated" (relative-time.mjs), live "N new items" (live-updates.mjs) and the offline copy
+ * (offline.mjs, sw.mjs). They are features of the feed page, not of the
  * gesture, so they live in a bundle of their own and the gesture's stays within its budget.
  *
  * The page loads both scripts side by side, in parallel; this one imports nothing of the
- * gesture's. It hears about new items through the DOM alone: whoever inserts them (a refresh,
+ * gesture's at run time (the build copies in the few text helpers of announcer.mjs that the
+ * live pill shares; it reaches the gesture only through `root.ptr`). It hears about new items
+ * through the DOM alone: whoever inserts them (a refresh,
  * later older items or a live stream) adds children to `[data-ptr-list]`, and a refresh moves
  * the `datetime` of `[data-ptr-updated]`.
  * @module feed
@@ -12,6 +15,8 @@
 
 import { startRelativeTimes } from './relative-time.mjs'
 import { startOlderItems } from './older-items.mjs'
+import { startLiveUpdates } from './live-updates.mjs'
+import { registerServiceWorker, showOfflineBanner } from './offline.mjs'
 
 const feed = document.querySelector('[data-ptr-lang]')
 const lang = feed?.dataset.ptrLang || document.documentElement.lang || undefined
@@ -32,3 +37,9 @@ observer.observe(document.body, { subtree: true, attributeFilter: ['datetime'] }
 
 // Older items load in place as the reader nears the end of the list (older-items.mjs).
 startOlderItems(document)
+
+// Live "N new items" from the event stream, and the offline copy (live-updates.mjs, offline.mjs).
+const pullRoot = document.querySelector('[data-pull-to-refresh]')
+if (pullRoot) startLiveUpdates(pullRoot)
+showOfflineBanner(document, lang)
+registerServiceWorker()

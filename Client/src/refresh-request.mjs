@@ -27,14 +27,16 @@
  * @param {string} endpoint URL of the refresh endpoint, relative to the page's
  * @param {string | number} since the version the page shows
  * @param {AbortSignal} signal aborts the request (the watchdog's)
+ * @param {string | false} [method] `'GET'` to fetch known new items without a reload
  * @returns {Promise<NewItems>} rejects with a {@link RefreshError}
  */
-export async function requestNewItems(endpoint, since, signal) {
+export async function requestNewItems(endpoint, since, signal, method) {
   const url = new URL(endpoint, location.href)
   url.searchParams.set('since', since)
   let response
   try {
-    response = await fetch(url, { method: 'POST', headers: { Accept: 'text/html' }, signal })
+    const init = { method: method || 'POST', headers: { Accept: 'text/html' }, signal }
+    response = await fetch(url, init)
   } catch (error) {
     // fetch rejects only when no answer arrived at all. Say "offline" when that is why, so the
     // reader knows it is their connection and not the server.

@@ -54,4 +54,13 @@ static inline intptr_t prh_external_logger_value(void) {
     return (intptr_t)prh_external_logger;
 }
 
+/* The content reader's end markers are macros with casts, which Swift does not import. */
+static inline ssize_t prh_content_reader_end_of_stream(void) {
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static inline ssize_t prh_content_reader_end_with_error(void) {
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
 #endif

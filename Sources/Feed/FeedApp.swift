@@ -36,6 +36,8 @@ public final class FeedApp: Sendable {
     /// Items per page of `/` (and per older page).
     public let pageSize: Int
     private let logger: Logger
+    /// The live event streams of `GET /api/events`.
+    public let events: EventHub
     /// The store's ``FeedBackend/cacheTag``: per process in memory, per cluster on Redis.
     private let bootTag: String
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
@@ -45,7 +47,7 @@ public final class FeedApp: Sendable {
     /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``.
     public init(
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
-        pageSize: Int = PageRenderer.defaultPageSize
+        pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15)
     ) {
         self.store = store
         self.renderer = renderer
@@ -53,6 +55,7 @@ public final class FeedApp: Sendable {
         self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
         bootTag = store.cacheTag
+        events = EventHub(store: store, heartbeat: heartbeat)
     }
 
     /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
@@ -64,6 +67,8 @@ public final class FeedApp: Sendable {
         router.get("/api/items") { request in try self.items(request) }
         router.post("/api/refresh") { request in try await self.apiRefresh(request) }
         router.get("/healthz") { _ in self.health() }
+        router.get("/api/events") { request in try self.events.open(request) }
+        router.get("/sw.js") { request in try self.serviceWorker(request) }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
@@ -201,6 +206,7 @@ public final class FeedApp: Sendable {
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept, Accept-Language")
             headers.set("X-Feed-Version", String(snapshot.version))
+            headers.set("X-Feed-Updated-At", Timestamp.iso(snapshot.updatedAt))
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
                 etag: "\"\(bootTag)-f\(snapshot.version)-\(language)\"", headers: headers,
@@ -255,6 +261,14 @@ public final class FeedApp: Sendable {
             "X-Feed-Updated-At": Timestamp.iso(snapshot.updatedAt),
             "X-Feed-Added": String(added),
         ]
+    }
+
+    /// `GET /sw.js`: the service worker from `Public/`, served at the root so its scope is
+    /// the whole site, and `no-cache` so a new deployment's worker is found on the next visit.
+    func serviceWorker(_ request: Request) throws -> Response {
+        var response = try files.respond(relative: "sw.js", request: request)
+        response.headers.set("Cache-Control", "no-cache")
+        return response
     }
 
     func health() -> Response {

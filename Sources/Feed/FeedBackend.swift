@@ -16,4 +16,7 @@ public protocol FeedBackend: Sendable {
     /// Joins or starts a reload and returns its result. A ``FeedError`` with
     /// ``FeedError/retryAfter`` set means the backend itself is unavailable (answered `503`).
     func reload() async throws(FeedError) -> ReloadOutcome
+    /// Every snapshot published from now on with a new version, however it arrived (this
+    /// process's reload, or another instance's through Redis): what the event stream fans out.
+    func publications() -> AsyncStream<FeedSnapshot>
 }

@@ -21,6 +21,7 @@ public actor FeedStore: FeedBackend {
     private let publishedVersion = Atomic<Int>(1)
     private var inFlight = SingleFlight()
     private var lastError: FeedError?
+    private let broadcaster = SnapshotBroadcaster()
 
     /// Creates a store with `initial` items as version 1.
     public init(
@@ -54,6 +55,11 @@ public actor FeedStore: FeedBackend {
 
     /// Always healthy: there is nothing remote to lose.
     public nonisolated var health: FeedHealth { .ok }
+
+    /// Every new version this store publishes from now on.
+    public nonisolated func publications() -> AsyncStream<FeedSnapshot> {
+        broadcaster.subscribe()
+    }
 
     /// How many reloads have started since the store was created.
     public nonisolated var reloadsStarted: Int {
@@ -97,6 +103,7 @@ public actor FeedStore: FeedBackend {
         let next = Self.merge(before, with: items, maxItems: maxItems, at: now())
         published.withLock { $0 = next }
         publishedVersion.store(next.version, ordering: .releasing)
+        if next.version != before.version { broadcaster.publish(next) }
         return .success(ReloadOutcome(snapshot: next, reloadNumber: number))
     }
 

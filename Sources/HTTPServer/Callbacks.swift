@@ -128,6 +128,15 @@ func mhdAccessHandler(
 
     switch core.router.route(request) {
     case .response(let response):
+        if let stream = response.stream, !core.reserveStream(stream) {
+            // Streams are bounded apart from pending requests: they stay open for good.
+            // Never queued, so libmicrohttpd will not free it: close it here (its owner hears).
+            stream.closed()
+            let busy = HTTPError.unavailable(
+                retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
+            queue(core.router.response(for: busy, request: request), for: context, on: connection, core: core)
+            return .YES
+        }
         queue(response, for: context, on: connection, core: core)
     case .deferred(let work):
         guard core.reservePending(context) else {
@@ -207,7 +216,14 @@ private func queue(
     var perRequest = core.extraHeaders
     perRequest.append((name: RequestID.headerName, value: context.requestID))
     let queued: MHD_Result
-    if let prepared = response.preparedHandle, !closing {
+    if let stream = response.stream {
+        guard queueStream(stream, response: response, perRequest: perRequest, on: connection, core: core)
+        else {
+            core.logger.error("libmicrohttpd could not queue a stream", requestID: context.requestID)
+            return
+        }
+        queued = .YES
+    } else if let prepared = response.preparedHandle, !closing {
         // A pooled response over the cached bytes; given back when the request completes.
         guard let lease = prepared.lease(adding: perRequest) else {
             core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
@@ -244,6 +260,32 @@ private func queue(
             seconds: Double(nanos) / 1e9, peer: prh_client_address(connection).map(PeerAddress.init)?.text,
             requestID: context.requestID)
     }
+}
+
+/// Queues a streaming response: its own callback response, which libmicrohttpd frees (and the
+/// stream learns it is closed) when the connection is done.
+private func queueStream(
+    _ stream: ResponseStream, response: Response, perRequest: [(name: String, value: String)],
+    on connection: OpaquePointer, core: ServerCore
+) -> Bool {
+    guard let handle = stream.makeHandle() else {
+        core.releaseStream(stream)
+        stream.closed()
+        return false
+    }
+    for field in response.headers where MHD_add_response_header(handle, field.name, field.value) == .NO {
+        core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
+    }
+    for field in perRequest {
+        _ = MHD_add_response_header(handle, field.name, field.value)
+    }
+    stream.attach(connection: connection) { [weak core, weak stream] in
+        if let core, let stream { core.releaseStream(stream) }
+    }
+    let queued = MHD_queue_response(connection, UInt32(response.status), handle)
+    // The connection holds its own reference; the free callback runs when it lets go.
+    MHD_destroy_response(handle)
+    return queued == .YES
 }
 
 /// A one-off libmicrohttpd response (owned by the caller): over the prepared bytes when there

@@ -18,6 +18,8 @@ public struct Response: Sendable {
     /// Which of the router's routes answered (an index into ``Router/routePatterns``), or -1
     /// for requests no route handled (unknown paths, bad targets); set by the router.
     var routeIndex = -1
+    /// The body produced over time, for streaming responses; `body` is then empty.
+    public private(set) var stream: ResponseStream?
 
     /// Creates a response.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
@@ -44,6 +46,17 @@ public struct Response: Sendable {
 
     /// Whether ``prepared()`` built the libmicrohttpd object.
     public var isPrepared: Bool { preparedHandle != nil }
+
+    /// A response whose body is written over time through `stream` (an event stream). It is
+    /// never prepared nor compressed; the server counts it against ``ServerOptions/maxStreams``
+    /// and ends it when shutting down.
+    public static func streaming(_ stream: ResponseStream, status: Int = 200, headers: HTTPHeaders)
+        -> Response
+    {
+        var response = Response(status: status, headers: headers)
+        response.stream = stream
+        return response
+    }
 
     /// A `text/plain` response.
     public static func text(_ text: String, status: Int = 200) -> Response {

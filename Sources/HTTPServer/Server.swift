@@ -118,6 +118,10 @@ public final class Server: Sendable {
                 help: "Requests suspended while they wait for a reload (POST /api/refresh, POST /refresh).",
                 kind: .gauge
             ) { [weak self] in Double(self?.pendingRequests ?? 0) }
+            metrics.sampled(
+                "pullrefresh_event_streams_open", help: "Open streaming responses (GET /api/events).",
+                kind: .gauge
+            ) { [weak self] in Double(self?.openStreams ?? 0) }
         }
     }
 
@@ -129,6 +133,9 @@ public final class Server: Sendable {
         daemon.withLock { daemon in daemon.map { Int(prh_daemon_connections($0)) } ?? 0 }
     }
 
+    /// Streaming responses (event streams) open now.
+    public var openStreams: Int { core.streamCount }
+
     /// Requests whose async handlers are still running.
     public var pendingRequests: Int { core.pendingCount }
 
@@ -139,6 +146,10 @@ public final class Server: Sendable {
         let waiting = core.beginShutdown()
         _ = MHD_quiesce_daemon(running)
         core.logger.notice("shutting down: \(waiting) pending request(s)")
+        // Open streams never end by themselves: end each one cleanly now (its last chunk), and
+        // the clients reconnect elsewhere (EventSource retries by itself).
+        let streams = core.finishStreams()
+        if streams > 0 { core.logger.notice("shutting down: ended \(streams) open stream(s)") }
 
         let graceEnd = ContinuousClock.now + core.options.shutdownGracePeriod
         while core.pendingCount > 0, ContinuousClock.now < graceEnd {

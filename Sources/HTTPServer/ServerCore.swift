@@ -13,6 +13,8 @@ final class ServerCore: @unchecked Sendable {
     let logger: Logger
     let options: ServerOptions
     let pending = Mutex(Pending())
+    /// Streaming responses queued and not yet freed by libmicrohttpd.
+    let streams = Mutex<[ObjectIdentifier: ResponseStream]>([:])
     /// Requests between their first handler call and the completed callback.
     let inFlight = Atomic<Int>(0)
     /// Set once shutdown starts; read on the hot path without taking the pending lock.
@@ -75,6 +77,30 @@ final class ServerCore: @unchecked Sendable {
             state.contexts[ObjectIdentifier(context)] = context
             return true
         }
+    }
+
+    /// Registers a stream about to be queued, or refuses it past the limit or once shutting down.
+    func reserveStream(_ stream: ResponseStream) -> Bool {
+        guard !closing.load(ordering: .acquiring) else { return false }
+        return streams.withLock { open in
+            guard open.count < options.maxStreams else { return false }
+            open[ObjectIdentifier(stream)] = stream
+            return true
+        }
+    }
+
+    /// Forgets a stream libmicrohttpd is done with (or that could not be queued).
+    func releaseStream(_ stream: ResponseStream) {
+        streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    var streamCount: Int { streams.withLock { $0.count } }
+
+    /// Ends every open stream cleanly (shutdown): each sends its last chunk and completes.
+    func finishStreams() -> Int {
+        let open = streams.withLock { Array($0.values) }
+        for stream in open { stream.finish() }
+        return open.count
     }
 
     /// Delivers a handler's response and resumes the connection, at most once per request.

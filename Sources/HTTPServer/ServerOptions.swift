@@ -26,6 +26,9 @@ public struct ServerOptions: Sendable {
     public var maxQueryParameters: Int = 256
     /// Most requests whose handlers may be awaiting at once; beyond it: `503` + `Retry-After`.
     public var maxPendingRequests: Int = 1024
+    /// Most streaming responses (event streams) open at once; beyond it: `503` + `Retry-After`.
+    /// They are not pending requests; each is a connection, so the connection limits apply too.
+    public var maxStreams: Int = 512
     /// Seconds sent in `Retry-After` when refusing work.
     public var retryAfterSeconds: Int = 1
     /// How long shutdown waits for pending handlers before answering them `503`.
@@ -63,6 +66,7 @@ public struct ServerOptions: Sendable {
         try require(connectionMemoryLimit >= 8 * 1024, "connection memory must be at least 8 KiB")
         try require(maxBodySize >= 0, "max body size must be 0 or more")
         try require(maxPendingRequests >= 1, "max pending requests must be at least 1")
+        try require(maxStreams >= 0, "max streams must be 0 (none allowed) or more")
         try require(tls != nil || !strictTransportSecurity, "HSTS needs TLS (a certificate and key)")
         if let problem = tls?.problem() { throw ServerError.invalidTLS(problem) }
         try require(maxQueryParameters >= 1, "max query parameters must be at least 1")

@@ -114,6 +114,12 @@ public actor RedisFeedStore: FeedBackend {
     /// Its version; never waits.
     public nonisolated var currentVersion: Int { board.currentVersion }
 
+    /// Every version this instance learns from now on: its own reloads' and, through the
+    /// subscription (or a catch-up after a reconnect), every other instance's.
+    public nonisolated func publications() -> AsyncStream<FeedSnapshot> {
+        board.broadcaster.subscribe()
+    }
+
     /// How many of this instance's reloads are waiting for another instance's (at most one:
     /// local callers share one reload).
     nonisolated var waitingForCluster: Int { board.waiting }

@@ -26,6 +26,8 @@ final class SnapshotBoard: Sendable {
 
     private let state: Mutex<State>
     private let version: Atomic<Int>
+    /// Every snapshot made current here, for the event streams.
+    let broadcaster = SnapshotBroadcaster()
 
     init(_ snapshot: FeedSnapshot) {
         state = Mutex(State(snapshot: snapshot))
@@ -50,6 +52,7 @@ final class SnapshotBoard: Sendable {
             return (take(&state) { $0.base < snapshot.version }, true)
         }
         for continuation in woken { continuation.resume(returning: .published(snapshot, reload: reload)) }
+        if newer { broadcaster.publish(snapshot) }
         return newer
     }
 

@@ -20,6 +20,7 @@ struct Configuration {
     var metrics = true
     var logFormat = LogFormat.text
     var redis = RedisFlags()
+    var heartbeat: Duration = .seconds(15)
 
     static let usage = """
         Usage: pullrefresh [options]
@@ -46,6 +47,8 @@ struct Configuration {
           --connection-memory B  Memory per connection for request line, headers, buffers (default 16384)
           --polling poll|epoll   libmicrohttpd's event mechanism (default poll; see README)
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
+          --max-streams N        Most open event streams (GET /api/events); beyond: 503 (default 512)
+          --heartbeat D          Comment sent on idle event streams: seconds or 500ms/2s (default 15s)
           --quiet                No access log or info lines
           --tls-cert FILE        Serve HTTPS with this PEM certificate (chain); needs --tls-key
           --tls-key FILE         The PEM private key of --tls-cert
@@ -136,6 +139,13 @@ struct Configuration {
             case "--grace":
                 config.server.shutdownGracePeriod = .seconds(
                     try number(0...600))
+            case "--max-streams":
+                config.server.maxStreams = try number(0...100_000)
+            case "--heartbeat":
+                config.heartbeat = try duration(value(for: flag, inline: inline), flag: flag)
+                guard config.heartbeat >= .milliseconds(100) else {
+                    throw UsageError("--heartbeat must be at least 100ms")
+                }
             case "--version": config.showVersion = true
             case "--tls-cert": config.tlsCertificate = try value(for: flag, inline: inline)
             case "--tls-key": config.tlsKey = try value(for: flag, inline: inline)

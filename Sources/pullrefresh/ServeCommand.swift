@@ -104,7 +104,8 @@ enum ServeCommand {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
         return FeedApp(
-            store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize)
+            store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
+            heartbeat: config.heartbeat)
     }
 
     /// The process-wide series: version and start time.

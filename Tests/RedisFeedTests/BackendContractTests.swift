@@ -85,6 +85,23 @@ final class BackendContractTests {
         #expect(store.current.items.map(\.id) == [6, 5, 4])
     }
 
+    @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases)
+    func publicationsCarryEveryNewVersionAndNoUnchangedOne(backend: Backend) async throws {
+        let source = GatedSource()
+        let store = try await backend.store(initial: [StoreFixtures.item(1)], source: source, server: server)
+        var published = store.publications().makeAsyncIterator()
+        _ = try await store.reload()
+        #expect(await published.next()?.version == 2)
+        // A reload that changed nothing publishes nothing: the next one heard of is version 3.
+        source.set(unchanged: true)
+        _ = try await store.reload()
+        source.set(unchanged: false)
+        let third = try await store.reload()
+        let next = await published.next()
+        #expect(next?.version == 3)
+        #expect(next?.entries == third.snapshot.entries)
+    }
+
     @Test(arguments: Backend.allCases)
     func healthIsOkAndTheCacheTagIsStable(backend: Backend) async throws {
         let store = try await backend.store(

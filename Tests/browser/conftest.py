@@ -164,8 +164,7 @@ def server(tmp_path):
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
 
 
-@pytest.fixture
-def page(browser):
+def open_tab(browser):
     """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
     ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
     target = browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": ctx})["targetId"]
@@ -176,13 +175,25 @@ def page(browser):
     p.send("Emulation.setDeviceMetricsOverride", **PHONE)
     p.send("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
     p.send("Emulation.setEmitTouchEventsForMouse", enabled=False)
-    yield p
-    for method, params in (("Target.closeTarget", {"targetId": target}),
-                           ("Target.disposeBrowserContext", {"browserContextId": ctx})):
+    return p
+
+
+def close_tab(browser, p):
+    """Closes a tab from open_tab and disposes of its context."""
+    for method, params in (("Target.closeTarget", {"targetId": p.target_id}),
+                           ("Target.disposeBrowserContext", {"browserContextId": p.context_id})):
         try:
             browser.send(method, params, timeout=5)
         except Exception:
             pass
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
+    p = open_tab(browser)
+    yield p
+    close_tab(browser, p)
 
 
 @pytest.fixture

@@ -70,3 +70,12 @@ test('no answer at all: "offline" when the device is offline, else the error nam
   serve(() => Promise.reject(new DOMException('aborted', 'AbortError')))
   await assert.rejects(requestNewItems('/api/refresh', 1, signal), { code: 'AbortError' })
 })
+
+test('a live refresh GETs the items endpoint instead, keeping its own query', async () => {
+  const calls = serve(() => new Response('<li>new</li>', { headers: { 'X-Feed-Version': '14' } }))
+  const answer = await requestNewItems('/api/items?limit=100', '12', signal, 'GET')
+  assert.equal(calls[0].url, 'http://127.0.0.1:8080/api/items?limit=100&since=12')
+  assert.equal(calls[0].init.method, 'GET')
+  assert.equal(calls[0].init.headers.Accept, 'text/html')
+  assert.equal(answer.version, '14')
+})

@@ -1,0 +1,135 @@
+/**
+ * Live "N new items": while the page is visible it holds an `EventSource` on `/api/events`;
+ * each `version` event newer than what the page shows offers the gesture's "N new items" pill
+ * (never inserting anything under the reader). Tapping the pill then runs the gesture's refresh
+ * with source `'live'`: a GET of the items newer than the version on screen, inserted with the
+ * same animation, focus handling and announcement as a pull, and no upstream reload.
+ *
+ * Hidden pages close their stream: browsers allow six HTTP/1.1 connections per origin, and
+ * mobile browsers kill background sockets without telling. Visible again, the page reconnects
+ * with `?since=` the newest version it knows, and the server answers at once if it is behind.
+ * @module live-updates
+ */
+
+import { newItemsText, createTexts } from './announcer.mjs'
+
+/**
+ * @typedef {object} VersionEvent the `data` of an `event: version`
+ * @property {number} version the feed's version now
+ * @property {string} updatedAt ISO time of that version
+ * @property {number} added items newer than the version the stream last reported
+ */
+
+/**
+ * Starts live updates on a pull-to-refresh root (which needs the gesture's `[data-ptr-pill]`).
+ * @param {HTMLElement & { ptr?: { refresh: (source?: string) => Promise<boolean> } }} root
+ * @param {{ events?: string, items?: string }} [endpoints] the stream and the items fragment
+ * @returns {{ stop: () => void, open: () => void, close: () => void }}
+ */
+export function startLiveUpdates(root, endpoints = {}) {
+  const pill = root.querySelector('[data-ptr-pill]')
+  const data = root.dataset
+  const text = createTexts(data)
+  const noop = { stop() {}, open() {}, close() {} }
+  if (!pill || typeof EventSource !== 'function') return noop
+  // Where the gesture's `live` refresh fetches from: the items API's HTML fragment, which
+  // takes `since` like the refresh does but reloads nothing.
+  data.ptrLiveEndpoint = endpoints.items || '/api/items?limit=100'
+
+  /** The newest version the stream told of; never below the version on screen. */
+  let known = Number(data.ptrVersion) || 0
+  /** Items announced beyond those on screen. */
+  let pending = 0
+  /** @type {EventSource | null} */
+  let source = null
+
+  function shown() {
+    return Number(data.ptrVersion) || 0
+  }
+
+  /** @param {MessageEvent} message */
+  function onVersion(message) {
+    /** @type {VersionEvent} */
+    const event = JSON.parse(message.data)
+    if (!(event.version > Math.max(known, shown()))) return
+    // `added` counts from the version the stream last reported, which is `known`.
+    pending += event.added
+    known = event.version
+    if (pending > 0) {
+      pill.textContent = newItemsText(text, pending)
+      // Marks the pill's mode: a tap now loads the items (below), besides the gesture's own
+      // scroll to the top and focus on the list.
+      pill.dataset.ptrPillMode = 'live'
+      pill.hidden = false
+    }
+  }
+
+  function open() {
+    if (source) return
+    const url = new URL(endpoints.events || '/api/events', location.href)
+    url.searchParams.set('since', String(Math.max(known, shown())))
+    source = new EventSource(url)
+    source.addEventListener('version', onVersion)
+  }
+
+  function close() {
+    source?.close()
+    source = null
+  }
+
+  const listeners = new AbortController()
+  const options = { signal: listeners.signal }
+  const followVisibility = () => (document.visibilityState === 'visible' ? open() : close())
+  document.addEventListener('visibilitychange', followVisibility, options)
+  // Back from the back/forward cache the stream is gone (pagehide closed it).
+  window.addEventListener('pageshow', followVisibility, options)
+  window.addEventListener('pagehide', close, options)
+
+  pill.addEventListener(
+    'click',
+    () => {
+      if (pill.dataset.ptrPillMode !== 'live') return
+      delete pill.dataset.ptrPillMode
+      root.ptr?.refresh('live').then(loaded => {
+        // Refused (a refresh was running or had just finished) or failed: offer it again.
+        if (!loaded && pending > 0) {
+          pill.dataset.ptrPillMode = 'live'
+          pill.hidden = false
+        }
+      })
+    },
+    options,
+  )
+  // The gesture hides the pill when the reader scrolls back to the top, because a pull's
+  // items are there by then; announced items are not, so their pill stays until tapped.
+  root.addEventListener(
+    'scroll',
+    () => {
+      if (pill.dataset.ptrPillMode === 'live') pill.hidden = false
+    },
+    { capture: true, passive: true, signal: listeners.signal },
+  )
+  // Any refresh that brought new items (a pull, the button, the pill) moved the version on
+  // screen up to what the stream had announced, or past it. Heard through the DOM, like every
+  // other change feed.js follows: the callback runs after the refresh inserted its items.
+  const versionObserver = new MutationObserver(() => {
+    known = Math.max(known, shown())
+    pending = 0
+    // At the top the items are in view: the announced pill has nothing left to lead to (when
+    // scrolled away, the gesture has just shown its own pill for the inserted items).
+    if (pill.dataset.ptrPillMode === 'live' && root.scrollTop < 1) pill.hidden = true
+    delete pill.dataset.ptrPillMode
+  })
+  versionObserver.observe(root, { attributeFilter: ['data-ptr-version'] })
+
+  followVisibility()
+  return {
+    open,
+    close,
+    stop() {
+      listeners.abort()
+      versionObserver.disconnect()
+      close()
+    },
+  }
+}

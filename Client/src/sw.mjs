@@ -1,0 +1,126 @@
+/**
+ * The service worker, built into Public/sw.js and served at `/sw.js` (scope `/`,
+ * `Cache-Control: no-cache`, so the browser checks for a new one on every visit).
+ *
+ * - Pages (navigations): network first. An answer within 3 s is shown and saved; without one
+ *   (offline, or a network that hangs), the last good copy is shown, marked with
+ *   `<meta name="ptr-saved-at">` so the page says "Offline: showing the list from <time>".
+ * - Static files (`/static/`): stale-while-revalidate, from the cache at once and refreshed
+ *   in the background.
+ * - Everything else passes through untouched: the API (the refresh POST, the event stream, the
+ *   items the pill loads), other methods, other origins. The Cache API cannot store a POST, and
+ *   an event stream never ends.
+ *
+ * A new deployment takes over cleanly: the build puts a hash of the bundles into the cache's
+ * name, so a changed bundle makes a byte-different worker, which the browser installs. It
+ * precaches the new static files, skips waiting and claims the open pages at once (they keep
+ * the scripts they already run; a page only ever mixes versions for the one load that found
+ * the update), then deletes the caches of older versions.
+ * @module sw
+ */
+
+/* global CACHE_VERSION */
+/** The cache of this deployment; `CACHE_VERSION` is defined by the build (Makefile). */
+const CACHE = 'pullrefresh-' + (typeof CACHE_VERSION === 'string' ? CACHE_VERSION : 'dev')
+/** How long a page request may take before the saved copy is shown instead. */
+const NETWORK_TIMEOUT_MS = 3000
+const STATIC_FILES = [
+  '/static/app.css',
+  '/static/pull-to-refresh.css',
+  '/static/pull-to-refresh.js',
+  '/static/feed.js',
+]
+
+self.addEventListener('install', event => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      // `reload` skips the HTTP cache: the files of this deployment, not of the previous one.
+      // The page too, so the visit that installed the worker already leaves a copy to show.
+      .then(cache =>
+        cache.addAll(['/', ...STATIC_FILES].map(url => new Request(url, { cache: 'reload' }))),
+      )
+      .then(() => self.skipWaiting()),
+  )
+})
+
+self.addEventListener('activate', event => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then(names =>
+        Promise.all(
+          names
+            .filter(name => name.startsWith('pullrefresh-') && name !== CACHE)
+            .map(name => caches.delete(name)),
+        ),
+      )
+      .then(() => self.clients.claim()),
+  )
+})
+
+self.addEventListener('fetch', event => {
+  const request = event.request
+  const url = new URL(request.url)
+  if (request.method !== 'GET' || url.origin !== location.origin) return
+  if (request.mode === 'navigate' && !url.pathname.startsWith('/api/')) {
+    event.respondWith(networkFirst(event))
+  } else if (url.pathname.startsWith('/static/')) {
+    event.respondWith(staleWhileRevalidate(event))
+  }
+})
+
+/**
+ * The page from the network within the timeout (saved for later), else the saved copy.
+ * @param {FetchEvent} event
+ * @returns {Promise<Response>}
+ */
+async function networkFirst(event) {
+  const cache = await caches.open(CACHE)
+  const fromNetwork = fetch(event.request).then(async response => {
+    // Only complete, successful pages are worth showing offline later.
+    if (response.ok && response.type === 'basic') {
+      await cache.put(event.request, response.clone())
+    }
+    return response
+  })
+  // A late answer still refreshes the saved copy.
+  event.waitUntil(fromNetwork.catch(() => {}))
+  const timedOut = new Promise(resolve => setTimeout(resolve, NETWORK_TIMEOUT_MS, null))
+  const answer = await Promise.race([fromNetwork.catch(() => null), timedOut])
+  if (answer) return answer
+  const saved =
+    (await cache.match(event.request)) || (await cache.match('/', { ignoreSearch: true }))
+  return saved ? markSaved(saved) : fromNetwork
+}
+
+/**
+ * The saved page with the time it was fetched in a `<meta>` the page script reads.
+ * @param {Response} saved
+ */
+async function markSaved(saved) {
+  const savedAt = new Date(saved.headers.get('Date') || Date.now()).toISOString()
+  const html = await saved.text()
+  const headers = new Headers(saved.headers)
+  // The body is decoded text now.
+  headers.delete('Content-Encoding')
+  headers.delete('Content-Length')
+  const marked = html.replace('<head>', `<head>\n<meta name="ptr-saved-at" content="${savedAt}">`)
+  return new Response(marked, { status: 200, headers })
+}
+
+/**
+ * The cached file at once (refreshed in the background), or the network's on a miss.
+ * @param {FetchEvent} event
+ */
+async function staleWhileRevalidate(event) {
+  const cache = await caches.open(CACHE)
+  const cached = await cache.match(event.request)
+  const refreshed = fetch(event.request).then(async response => {
+    if (response.ok) await cache.put(event.request, response.clone())
+    return response
+  })
+  if (!cached) return refreshed
+  event.waitUntil(refreshed.catch(() => {}))
+  return cached
+}

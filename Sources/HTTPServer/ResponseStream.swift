@@ -1,0 +1,158 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The body of a streaming response (see ``Response/streaming(_:status:headers:)``): bytes
+/// written over time, for as long as the client stays, e.g. a `text/event-stream`.
+///
+/// The server gives each stream its own libmicrohttpd callback response. When the stream has
+/// nothing to send, the connection is suspended (it leaves the poll set: no busy loop, no timeout);
+/// ``write(_:)`` resumes it. A client that left is noticed on the next write (send a heartbeat
+/// now and then); ``onClose`` then runs once, as it does after ``finish()``.
+public final class ResponseStream: Sendable {
+    // The connection pointers are only touched under the lock (and by libmicrohttpd).
+    struct State: @unchecked Sendable {
+        var pending: [UInt8] = []
+        var finished = false
+        var closed = false
+        /// The connection while libmicrohttpd is suspended inside the reader.
+        var suspended: OpaquePointer?
+        /// Set when the server queued the stream's response.
+        var connection: OpaquePointer?
+        var onClose: (@Sendable () -> Void)?
+        /// The server's bookkeeping, run when libmicrohttpd is done with the stream.
+        var detach: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+    /// Bytes waiting for a client that does not read; past it the stream is closed.
+    public let maxPendingBytes: Int
+
+    /// Creates a stream that will first send `initial`.
+    public init(initial: [UInt8] = [], maxPendingBytes: Int = 64 * 1024) {
+        state = Mutex(State(pending: initial))
+        self.maxPendingBytes = maxPendingBytes
+    }
+
+    /// Queues bytes for the client; returns false once the stream is finished or closed (or
+    /// when the client has fallen too far behind, which closes it).
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let (accepted, toResume) = state.withLock { state -> (Bool, OpaquePointer?) in
+            guard !state.finished, !state.closed else { return (false, nil) }
+            if state.pending.count + bytes.count > maxPendingBytes {
+                state.pending = []
+                state.finished = true
+            } else {
+                state.pending.append(contentsOf: bytes)
+            }
+            return (!state.finished, takeSuspended(&state))
+        }
+        if let toResume { MHD_resume_connection(toResume) }
+        return accepted
+    }
+
+    /// Ends the stream cleanly (the last chunk) once what was written is sent.
+    public func finish() {
+        let toResume = state.withLock { state -> OpaquePointer? in
+            state.finished = true
+            return takeSuspended(&state)
+        }
+        if let toResume { MHD_resume_connection(toResume) }
+    }
+
+    /// Whether the stream ended: finished, or the client went away.
+    public var isClosed: Bool { state.withLock { $0.closed || $0.finished } }
+
+    /// Runs `handler` once the server is done with the stream (client gone, finished, or the
+    /// server stopping); at once if that already happened.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.onClose = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Resuming is allowed only on a suspended connection: the flag and the suspend happen under
+    /// the same lock in ``read(into:capacity:)``.
+    private func takeSuspended(_ state: inout State) -> OpaquePointer? {
+        defer { state.suspended = nil }
+        return state.suspended
+    }
+
+    // MARK: Server side
+
+    func attach(connection: OpaquePointer, detach: @escaping @Sendable () -> Void) {
+        state.withLock {
+            $0.connection = connection
+            $0.detach = detach
+        }
+    }
+
+    /// libmicrohttpd's content reader: copies what is pending, ends the stream when finished,
+    /// or suspends the connection (inside the reader, under the lock) and returns 0.
+    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        state.withLock { state -> Int in
+            if !state.pending.isEmpty {
+                let count = min(capacity, state.pending.count)
+                state.pending.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
+                }
+                state.pending.removeFirst(count)
+                return count
+            }
+            if state.finished { return prh_content_reader_end_of_stream() }
+            guard let connection = state.connection else { return prh_content_reader_end_with_error() }
+            state.suspended = connection
+            MHD_suspend_connection(connection)
+            return 0
+        }
+    }
+
+    /// libmicrohttpd freed the response (the connection is gone), or the server refused the
+    /// stream before queueing it.
+    func closed() {
+        let (handler, detach) = state.withLock { state in
+            state.closed = true
+            state.suspended = nil
+            state.connection = nil
+            defer {
+                state.onClose = nil
+                state.detach = nil
+            }
+            return (state.onClose, state.detach)
+        }
+        detach?()
+        handler?()
+    }
+
+    /// A libmicrohttpd response reading from this stream, or nil when it cannot allocate one.
+    func makeHandle(block: Int = 4096) -> OpaquePointer? {
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        guard
+            let handle = MHD_create_response_from_callback(
+                UInt64.max, block, mhdStreamRead, retained, mhdStreamFreed)
+        else {
+            Unmanaged<ResponseStream>.fromOpaque(retained).release()
+            return nil
+        }
+        return handle
+    }
+}
+
+/// The content reader of streaming responses.
+func mhdStreamRead(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int
+) -> Int {
+    guard let cls, let buffer else { return prh_content_reader_end_with_error() }
+    return Unmanaged<ResponseStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, capacity: max)
+}
+
+/// The free callback of streaming responses: the stream learns it is closed and is released.
+func mhdStreamFreed(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let stream = Unmanaged<ResponseStream>.fromOpaque(cls)
+    stream.takeUnretainedValue().closed()
+    stream.release()
+}
