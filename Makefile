@@ -12,7 +12,7 @@ APT_UPDATED := /tmp/.pullrefresh-apt-updated
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 .PHONY: cluster-deps cluster-test
 
-## Debian packages the server needs to build (libmicrohttpd, zlib, brotli) — installed only when missing.
+## Debian packages the server needs to build (libmicrohttpd, zlib, brotli, hiredis, libcurl) — installed only when missing.
 deps:
 	@if ! pkg-config --exists libmicrohttpd zlib libbrotlienc libbrotlidec 2>/dev/null; then \
 	  echo "Installing libmicrohttpd-dev zlib1g-dev libbrotli-dev (apt-get)…"; \
@@ -24,6 +24,11 @@ deps:
 	  echo "Installing libhiredis-dev (apt-get)…"; \
 	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libhiredis-dev pkg-config; \
+	fi
+	@if ! pkg-config --exists libcurl 2>/dev/null; then \
+	  echo "Installing libcurl4-openssl-dev (apt-get)…"; \
+	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libcurl4-openssl-dev pkg-config; \
 	fi
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.

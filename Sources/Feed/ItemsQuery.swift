@@ -6,9 +6,9 @@ struct ItemsQuery: Sendable {
     /// A position in feed order (newest first): the last item of the previous page.
     struct Cursor: Hashable, Sendable {
         var millis: Int64
-        var id: Int
+        var id: String
 
-        init(millis: Int64, id: Int) {
+        init(millis: Int64, id: String) {
             self.millis = millis
             self.id = id
         }
@@ -17,13 +17,29 @@ struct ItemsQuery: Sendable {
             self.init(millis: item.createdAtMillis, id: item.id)
         }
 
-        /// `<epoch millis>.<id>`; opaque to clients, but readable when debugging.
-        var text: String { "\(millis).\(id)" }
+        /// base64url (no padding) of `<epoch millis>:<id>`: opaque to clients, since ids may
+        /// hold any character, and still readable when decoded while debugging.
+        var text: String {
+            Data("\(millis):\(id)".utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
 
         init?(text: String) {
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-                let millis = Int64(parts[0]), let id = Int(parts[1]), millis >= 0, id > 0
+            guard !text.isEmpty, text.utf8.count <= 1400,
+                text.utf8.allSatisfy({ $0.isBase64URLDigit })
+            else { return nil }
+            var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+                of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+            guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8),
+                let colon = decoded.firstIndex(of: ":")
+            else { return nil }
+            let digits = decoded[..<colon]
+            let id = String(decoded[decoded.index(after: colon)...])
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (48...57).contains($0) }),
+                let millis = Int64(digits),
+                !id.isEmpty, id.count <= FeedItem.maxIDLength
             else { return nil }
             self.init(millis: millis, id: id)
         }
@@ -96,5 +112,13 @@ struct ItemsQuery: Sendable {
                 "Field 'since' must be a non-negative integer version.", code: "invalid_since")
         }
         return since
+    }
+}
+
+extension UInt8 {
+    /// `A–Z a–z 0–9 - _`: the base64url alphabet.
+    fileprivate var isBase64URLDigit: Bool {
+        (65...90).contains(self) || (97...122).contains(self) || (48...57).contains(self) || self == 45
+            || self == 95
     }
 }

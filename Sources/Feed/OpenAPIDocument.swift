@@ -110,7 +110,9 @@ enum OpenAPIDocument {
                     "type": "object", "required": ["status", "version"], "additionalProperties": false,
                     "properties": {"status": {"enum": ["ok", "degraded"]},
                       "version": {"type": "integer", "minimum": 1},
-                      "redis": {"enum": ["connected", "unreachable"]}}
+                      "redis": {"enum": ["connected", "unreachable"]},
+                      "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
+                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"}}}}
                   }}}}
                 }
               }
@@ -126,9 +128,10 @@ enum OpenAPIDocument {
                 "required": ["id", "title", "body", "createdAt", "version"],
                 "additionalProperties": false,
                 "properties": {
-                  "id": {"type": "integer", "minimum": 1},
+                  "id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "Opaque: a feed's GUID, URL or tag, or a data file's id as text."},
                   "title": {"type": "string"},
                   "body": {"type": "string"},
+                  "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
                   "createdAt": {"type": "string", "format": "date-time"},
                   "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."}
                 }

@@ -17,9 +17,9 @@ struct PagesTests {
         let snapshot = Self.snapshot(300)
         var cursors = snapshot.entries.map { ItemsQuery.Cursor(after: $0.item) }
         cursors += [
-            ItemsQuery.Cursor(millis: 0, id: 1), ItemsQuery.Cursor(millis: .max / 2, id: 1),
-            ItemsQuery.Cursor(millis: cursors[10].millis, id: 1_000_000),
-            ItemsQuery.Cursor(millis: cursors[10].millis + 1, id: 1),
+            ItemsQuery.Cursor(millis: 0, id: "1"), ItemsQuery.Cursor(millis: .max / 2, id: "1"),
+            ItemsQuery.Cursor(millis: cursors[10].millis, id: "~"),
+            ItemsQuery.Cursor(millis: cursors[10].millis + 1, id: "1"),
         ]
         for cursor in cursors {
             let linear = snapshot.entries.firstIndex { cursor.precedes($0.item) } ?? snapshot.entries.count
@@ -29,7 +29,7 @@ struct PagesTests {
 
     @Test func pagesChainWithoutGapOrRepeat() {
         let snapshot = Self.snapshot(100)
-        var seen: [Int] = []
+        var seen: [String] = []
         var cursor: ItemsQuery.Cursor?
         repeat {
             let page = snapshot.page(after: cursor, limit: 30)
