@@ -164,23 +164,25 @@ enum XMLFeedParser {
 
         func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?)
         {
-            refuse(parser)
+            refuse(parser, "the feed declares XML entities, which are refused")
         }
 
         func parser(
             _ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?,
             systemID: String?
         ) {
-            refuse(parser)
+            refuse(parser, "the feed declares an external XML entity, which is refused")
         }
 
         func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-            refuse(parser)
+            refuse(
+                parser,
+                "the feed refers to an external DTD or entity (\(systemID ?? name)), which is never loaded")
             return nil
         }
 
-        private func refuse(_ parser: XMLParser) {
-            refusal = UpstreamError("the feed declares XML entities, which are refused")
+        private func refuse(_ parser: XMLParser, _ message: String) {
+            if refusal == nil { refusal = UpstreamError(message) }
             parser.abortParsing()
         }
 

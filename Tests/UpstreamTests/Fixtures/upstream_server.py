@@ -9,7 +9,7 @@ SIGTERM. Routes:
   /gzip.xml             the RSS fixture gzip-encoded when the request accepts gzip
   /slow.xml?s=N         waits N seconds before answering
   /loop                 redirects to itself
-  /hop/<n>              redirects n times, then to /feed/rss.xml
+  /hop/<n>              redirects n + 1 times in all, the last to /feed/rss.xml
   /to-file              redirects to file:///etc/passwd
   /huge.xml             a 50 MB body, streamed in 64 KiB chunks; counts what it managed to send
   /truncated.xml        promises 5,000 bytes, sends 1,000, closes
