@@ -27,12 +27,12 @@ public struct FeedItem: Sendable, Equatable, Hashable {
         self.url = url
     }
 
-    /// Feed order: newest first, ties broken by the larger id (compared as strings), so the
+    /// Feed order: newest first, ties broken by the larger id (compared by UTF-8 bytes), so the
     /// order is total and cursors stay stable.
     public static func newestFirst(_ lhs: FeedItem, _ rhs: FeedItem) -> Bool {
         let left = lhs.createdAtMillis
         let right = rhs.createdAtMillis
-        return left != right ? left > right : lhs.id > rhs.id
+        return left != right ? left > right : rhs.id.utf8.lexicographicallyPrecedes(lhs.id.utf8)
     }
 
     /// `createdAt` in whole milliseconds: the precision of ordering and of cursors, so the two

@@ -29,7 +29,7 @@ enum OpenAPIDocument {
                   {"name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100 (default 50).",
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
-                   "schema": {"type": "string", "pattern": "^[0-9]{1,18}\\.[1-9][0-9]{0,17}$"}},
+                   "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
                   {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it.",
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",

@@ -96,7 +96,8 @@ struct PagesTests {
     @Test func beforePastTheEndIsAnEmptyPageWithoutOlderLink() async throws {
         let (app, root) = try Fixtures.app()
         defer { try? FileManager.default.removeItem(at: root) }
-        let response = await app.router().respond(to: try Request(method: "GET", target: "/?before=MTox"))  // 1 ms after 1970, id "1"
+        // 1 ms after 1970, id "1": a valid position past every item.
+        let response = await app.router().respond(to: try Request(method: "GET", target: "/?before=c1.31"))
         #expect(response.status == 200)
         let html = Fixtures.text(response)
         #expect(!html.contains("data-item-id="))

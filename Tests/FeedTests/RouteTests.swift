@@ -125,7 +125,10 @@ struct RouteTests {
         ("/api/items?limit=abc", "limit"), ("/api/items?limit=0", "limit"), ("/api/items?limit=101", "limit"),
         ("/api/items?since=-1", "since"), ("/api/items?since=x", "since"), ("/api/items?cursor=zz", "cursor"),
         ("/api/items?cursor=1.0", "cursor"), ("/api/items?cursor=1795960421463.11", "cursor"),
-        ("/api/items?cursor=MTc5NTk2MDQyMTQ2My4xMQ", "cursor"), ("/api/items?cursor=MTI6", "cursor"),
+        ("/api/items?cursor=MTc5NTk2MDQyMTQ2My4xMQ", "cursor"), ("/api/items?cursor=c12.", "cursor"),
+        ("/api/items?cursor=c12.3", "cursor"), ("/api/items?cursor=c12.zz", "cursor"),
+        ("/api/items?cursor=c.31", "cursor"),
+        ("/api/items?cursor=c12.3A", "cursor"),
     ])
     func badQueryValuesAre400NamingTheParameter(target: String, parameter: String) async throws {
         let response = try await get(target)
