@@ -41,6 +41,40 @@ struct PagesTests {
         #expect(snapshot.page(after: nil, limit: 99).next != nil)
     }
 
+    /// Opaque string ids of every shape, many at the same millisecond: the text cursors of the
+    /// API walk them one by one in feed order, none repeated or skipped.
+    @Test func stringIdsOfAnyShapePageThroughTextCursors() async throws {
+        let ids = [
+            "tag:example.org,2026:ferry", "https://example.org/a?b=1&c=2", "ü-ñ-日本", "a.b:c", "9", "10", "A",
+            "a",
+            String(repeating: "z", count: 256), "with space", "quote\"s", "<script>",
+        ]
+        let stamp = Date(timeIntervalSince1970: 1_767_225_600)
+        let items = ids.enumerated().map { index, id in
+            FeedItem(
+                id: id, title: "t", body: "",
+                createdAt: stamp.addingTimeInterval(index < 6 ? 0 : Double(index)))
+        }
+        let (app, root) = try Fixtures.app(initial: items)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let router = app.router()
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let query = cursor.map {
+                "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            }
+            let response = await router.respond(
+                to: try Request(method: "GET", target: "/api/items?limit=1" + (query ?? "")))
+            #expect(response.status == 200)
+            let json = try Fixtures.json(response)
+            seen += (json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = json["nextCursor"] as? String
+        } while cursor != nil && seen.count <= ids.count
+        #expect(seen == app.store.current.items.map(\.id))
+        #expect(Set(seen) == Set(ids))
+    }
+
     @Test func pageSizeBoundsTheFirstPage() async throws {
         let items = (1...80).map { Fixtures.item($0) }
         let (root, publicDir) = try Fixtures.publicFolder()
