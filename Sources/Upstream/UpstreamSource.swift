@@ -8,7 +8,8 @@ import Synchronization
 /// last good version) and is what ``status`` reports until the next success.
 ///
 /// Items without a date get the time they were first seen, minus their position in the feed in
-/// milliseconds, so they keep the feed's order and keep that date on later reloads.
+/// milliseconds, so they keep the feed's order; later reloads keep that date (the store's, else
+/// this source's memory of it), so an undated item never jumps to the top again.
 public final class UpstreamSource: FeedSource {
     /// The feed's URL.
     public let url: URL
@@ -57,13 +58,18 @@ public final class UpstreamSource: FeedSource {
         return state.withLock { state in
             state.etag = body.etag
             state.lastModified = body.lastModified
+            // What the store already shows wins (with Redis it may come from another instance).
+            var shown: [String: Date] = [:]
+            if entries.contains(where: { $0.date == nil }) {
+                for item in current { shown[item.id] = item.createdAt }
+            }
             var seen = Set<String>()
             var firstSeen: [String: Date] = [:]
             var items: [FeedItem] = []
             items.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() where seen.insert(entry.id).inserted {
                 let date =
-                    entry.date ?? state.firstSeen[entry.id]
+                    entry.date ?? shown[entry.id] ?? state.firstSeen[entry.id]
                     ?? fetchedAt.addingTimeInterval(-Double(position) / 1000)
                 if entry.date == nil { firstSeen[entry.id] = date }
                 items.append(

@@ -28,10 +28,9 @@ enum XMLFeedParser {
                 "the feed is not well-formed XML (line \(parser.lineNumber), column \(parser.columnNumber): \(reason))"
             )
         }
-        guard let format = collector.format else {
+        guard collector.format != nil else {
             throw UpstreamError("the XML document is neither RSS nor Atom (root <\(collector.root ?? "?")>)")
         }
-        _ = format
         return collector.entries
     }
 

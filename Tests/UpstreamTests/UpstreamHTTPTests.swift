@@ -114,6 +114,20 @@ struct UpstreamHTTPTests {
             (stats["headers"] as? [String: String])?["If-Modified-Since"] == "Thu, 01 Jan 2026 00:00:00 GMT")
     }
 
+    /// Without validators every pull is a full `200`; undated items keep the date they were
+    /// first given, so nothing changes and the version stays.
+    @Test func undatedItemsKeepTheirDateAcrossFullFetches() async throws {
+        let fixture = try await Fixture("/feed/atom.xml?validators=none&tag=\(Self.tag())")
+        let before = fixture.app.store.current
+        let undated = try #require(before.items.first { $0.id == "tag:example.org,2026:nodate" })
+        for _ in 0..<2 {
+            let refreshed = try await fixture.json("POST", "/api/refresh")
+            #expect(refreshed["version"] as? Int == before.version)
+        }
+        #expect(fixture.app.store.current.items == before.items)
+        #expect(fixture.app.store.current.items.first == undated)  // first seen now: the newest
+    }
+
     @Test func aNewEntryAppearsAfterAPull() async throws {
         let fixture = try await Fixture("/live.xml?tag=\(Self.tag())")
         let before = try await fixture.json("GET", "/api/items")
