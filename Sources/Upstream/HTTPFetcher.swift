@@ -68,6 +68,10 @@ public struct HTTPFetcher: Sendable {
         defer { curl_easy_cleanup(handle) }
         let sink = Sink(maxBytes: limits.maxBytes)
         var headers: UnsafeMutablePointer<curl_slist>?
+        headers = curl_slist_append(
+            headers,
+            "Accept: application/feed+json, application/rss+xml, application/atom+xml, application/json;q=0.9, "
+                + "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1")
         if let etag { headers = curl_slist_append(headers, "If-None-Match: \(etag)") }
         if let lastModified { headers = curl_slist_append(headers, "If-Modified-Since: \(lastModified)") }
         defer { curl_slist_free_all(headers) }

@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 
 #if canImport(FoundationXML)
@@ -77,6 +78,7 @@ enum XMLFeedParser {
         private var values: [String: String] = [:]
         private var htmlFields: Set<String> = []
         private var link: String?
+        private var guidIsPermaLink = false
 
         init(base: URL) {
             self.base = base
@@ -102,6 +104,7 @@ enum XMLFeedParser {
                     values = [:]
                     htmlFields = []
                     link = nil
+                    guidIsPermaLink = false
                 }
                 return
             }
@@ -116,6 +119,9 @@ enum XMLFeedParser {
                 return
             }
             guard depthInEntry == 1 else { return }
+            if format == .rss, elementName == "guid" {
+                guidIsPermaLink = attributes["isPermaLink"] != "false"
+            }
             field = elementName
             fieldDepth = 0
             text = ""
@@ -195,7 +201,12 @@ enum XMLFeedParser {
 
         private func finishEntry() {
             let rss = format == .rss
-            let rawLink = rss ? values["link"]?.trimmingCharacters(in: .whitespacesAndNewlines) : link
+            // RSS: <link>, else a permalink <guid> (isPermaLink defaults to true) that is an
+            // absolute http(s) URL: a bare GUID is not resolved against the feed as a path.
+            let guid = values["guid"]?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let rssLink =
+                values["link"] ?? (guidIsPermaLink ? guid.flatMap { ItemLink.isSafe($0) ? $0 : nil } : nil)
+            let rawLink = rss ? rssLink?.trimmingCharacters(in: .whitespacesAndNewlines) : link
             let url = rawLink.flatMap { FeedEntries.absoluteLink($0, base: base) }
             // RSS: content:encoded over description, pubDate (RFC 822) over dc:date; Atom:
             // content over summary, published over updated (RFC 3339). Either date form is read.

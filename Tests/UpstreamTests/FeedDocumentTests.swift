@@ -33,7 +33,7 @@ struct FeedDocumentTests {
         #expect(entries[1].body == "Fresh bread… every night")
         #expect(entries[1].date == Self.date("2003-06-09T20:30:00Z"))  // no weekday, no seconds, +0200
         #expect(entries[2].date == nil)
-        #expect(entries[2].url == nil)
+        #expect(entries[2].url == "https://example.org/notice")  // a permalink guid
         #expect(entries[3].url == nil)  // javascript: is never a link
         #expect(entries[3].date == Self.date("2003-06-08T15:00:00Z"))  // two-digit year, EST
     }

@@ -187,19 +187,28 @@ struct UpstreamHTTPTests {
     }
 
     @Test func aSlowUpstreamTimesOutAndTheServerKeepsServing() async throws {
-        let server = try UpstreamServer.running()
-        let source = UpstreamSource(
-            url: server.url("/slow.xml?s=20&tag=\(Self.tag())"),
-            limits: FetchLimits(connectTimeout: 1, totalTimeout: 1, userAgent: "pullrefresh/test"))
-        let store = FeedStore(initial: [], source: source, delay: .zero, maxItems: 10)
-        do {
-            _ = try await store.reload()
-            Issue.record("the slow upstream did not time out")
-        } catch {
-            #expect(error.message.contains("timed out"), "\(error.message)")
-        }
-        #expect(source.status.ok == false)
+        let limits = FetchLimits(connectTimeout: 1, totalTimeout: 1, userAgent: "pullrefresh/test")
+        let fixture = try await Fixture("/feed/rss.xml?tag=\(Self.tag())")
+        let slow = UpstreamSource(url: fixture.server.url("/slow.xml?s=20&tag=\(Self.tag())"), limits: limits)
+        let store = FeedStore(
+            initial: fixture.app.store.current.items, source: slow, delay: .zero, maxItems: 50)
+        let app = FeedApp(
+            store: store, renderer: fixture.app.renderer, files: fixture.app.files,
+            logger: Logger(quiet: true),
+            sourceStatus: { slow.status })
+        let router = app.router()
+        let pull = Task { await router.respond(to: try Request(method: "POST", target: "/api/refresh")) }
+        // While the pull waits on the upstream, reads are answered from the current version.
+        let page = await router.respond(to: try Request(method: "GET", target: "/"))
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("data-item-id=\"js-link\""))
+        let failed = try await pull.value
+        #expect(failed.status == 502)
+        #expect(String(decoding: failed.body, as: UTF8.self).contains("timed out"))
         #expect(store.current.version == 1)
+        #expect(store.current.items == fixture.app.store.current.items)
+        #expect(slow.status.ok == false)
+        #expect(slow.status.error?.contains("timed out") == true)
     }
 
     @Test func aHugeBodyIsCutOffWhileReading() async throws {

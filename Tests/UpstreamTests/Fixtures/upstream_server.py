@@ -195,9 +195,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(b"not here", "text/plain", status=404)
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the tests connect in parallel; 5 would drop SYNs (1 s retries)
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
