@@ -39,6 +39,16 @@ struct UpstreamHTTPTests {
             router = app.router()
         }
 
+        /// A store holding this fixture's items whose upstream is now `other`, and its routes.
+        func swapped(to other: UpstreamSource) -> (FeedStore, Router) {
+            let store = FeedStore(
+                initial: app.store.current.items, source: other, delay: .zero, maxItems: 500)
+            let app = FeedApp(
+                store: store, renderer: app.renderer, files: app.files, logger: Logger(quiet: true),
+                sourceStatus: { other.status })
+            return (store, app.router())
+        }
+
         func send(_ method: String, _ target: String, headers: HTTPHeaders = [:]) async throws -> Response {
             await router.respond(to: try Request(method: method, target: target, headers: headers))
         }
@@ -157,13 +167,7 @@ struct UpstreamHTTPTests {
         let broken = UpstreamSource(
             url: fixture.server.url(path), limits: FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test")
         )
-        let store = FeedStore(
-            initial: fixture.app.store.current.items, source: broken, delay: .zero, maxItems: 500)
-        let app = FeedApp(
-            store: store, renderer: fixture.app.renderer, files: fixture.app.files,
-            logger: Logger(quiet: true),
-            sourceStatus: { broken.status })
-        let router = app.router()
+        let (_, router) = fixture.swapped(to: broken)
         let response = await router.respond(to: try Request(method: "POST", target: "/api/refresh"))
         #expect(response.status == 502)
         let envelope = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
@@ -190,13 +194,7 @@ struct UpstreamHTTPTests {
         let limits = FetchLimits(connectTimeout: 1, totalTimeout: 1, userAgent: "pullrefresh/test")
         let fixture = try await Fixture("/feed/rss.xml?tag=\(Self.tag())")
         let slow = UpstreamSource(url: fixture.server.url("/slow.xml?s=20&tag=\(Self.tag())"), limits: limits)
-        let store = FeedStore(
-            initial: fixture.app.store.current.items, source: slow, delay: .zero, maxItems: 50)
-        let app = FeedApp(
-            store: store, renderer: fixture.app.renderer, files: fixture.app.files,
-            logger: Logger(quiet: true),
-            sourceStatus: { slow.status })
-        let router = app.router()
+        let (store, router) = fixture.swapped(to: slow)
         let pull = Task { await router.respond(to: try Request(method: "POST", target: "/api/refresh")) }
         // While the pull waits on the upstream, reads are answered from the current version.
         let page = await router.respond(to: try Request(method: "GET", target: "/"))
