@@ -28,6 +28,10 @@ static inline CURLcode pullrefresh_curl_get_long(CURL *handle, CURLINFO info, lo
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode pullrefresh_curl_get_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLcode pullrefresh_curl_get_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

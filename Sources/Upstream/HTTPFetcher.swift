@@ -107,7 +107,13 @@ public struct HTTPFetcher: Sendable {
             let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             switch code {
             case CURLE_OPERATION_TIMEDOUT:
-                return .failure(UpstreamError("\(host) timed out: \(reason)"))
+                var connected = 0.0
+                pullrefresh_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connected)
+                let phase =
+                    connected == 0
+                    ? "could not be connected to within \(limits.connectTimeout) s"
+                    : "did not finish within \(limits.totalTimeout) s"
+                return .failure(UpstreamError("\(host) timed out: it \(phase) (\(reason))"))
             case CURLE_TOO_MANY_REDIRECTS:
                 return .failure(UpstreamError("\(host) redirected more than \(limits.maxRedirects) times"))
             default:

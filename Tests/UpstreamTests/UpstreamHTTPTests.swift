@@ -202,11 +202,27 @@ struct UpstreamHTTPTests {
         #expect(String(decoding: page.body, as: UTF8.self).contains("data-item-id=\"js-link\""))
         let failed = try await pull.value
         #expect(failed.status == 502)
-        #expect(String(decoding: failed.body, as: UTF8.self).contains("timed out"))
+        #expect(
+            String(decoding: failed.body, as: UTF8.self).contains("timed out: it did not finish within 1.0 s")
+        )
         #expect(store.current.version == 1)
         #expect(store.current.items == fixture.app.store.current.items)
         #expect(slow.status.ok == false)
         #expect(slow.status.error?.contains("timed out") == true)
+    }
+
+    /// The connect timeout is its own bound: it fires long before the total one.
+    @Test func anUnansweredConnectTimesOutOnTheConnectTimeout() async throws {
+        let server = try UpstreamServer.running()
+        let source = UpstreamSource(
+            url: URL(string: "http://127.0.0.1:\(server.blackholePort)/feed.xml")!,
+            limits: FetchLimits(connectTimeout: 0.3, totalTimeout: 600, userAgent: "pullrefresh/test"))
+        do {
+            _ = try await source.fetch(current: [])
+            Issue.record("a connection that never completes was accepted")
+        } catch {
+            #expect("\(error)".contains("timed out: it could not be connected to within 0.3 s"), "\(error)")
+        }
     }
 
     @Test func aHugeBodyIsCutOffWhileReading() async throws {

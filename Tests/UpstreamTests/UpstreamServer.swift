@@ -9,6 +9,8 @@ final class UpstreamServer: Sendable {
     static let shared: UpstreamServer? = try? UpstreamServer()
 
     let port: Int
+    /// A port on 127.0.0.1 whose connections never complete (a full, undrained accept queue).
+    let blackholePort: Int
     private let process: Process
     private let input: Pipe
 
@@ -29,11 +31,14 @@ final class UpstreamServer: Sendable {
             line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+        let words = text.split(separator: " ")
+        guard words.count == 4, words[0] == "PORT", let port = Int(words[1]), let blackhole = Int(words[3])
+        else {
             process.terminate()
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
+        blackholePort = blackhole
         self.process = process
         self.input = input
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A deliberately awkward upstream for the Upstream tests, on 127.0.0.1 and a free port.
 
-Prints "PORT <n>" once listening; stops when its stdin closes (the test process ended) or on
+Prints "PORT <n> BLACKHOLE <m>" once listening (m: a port that never completes a connection); stops when its stdin closes (the test process ended) or on
 SIGTERM. Routes:
   /feed/<file>          a fixture, with ETag and Last-Modified (304 on a match); ?type= overrides
                         the Content-Type, ?validators=etag|lastmod|none picks which are sent
@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -204,7 +205,21 @@ def main():
     server = Server(("127.0.0.1", 0), Handler)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
+    # A port whose accept queue is full and never drained: new connections get no SYN-ACK, so a
+    # client's connect can only time out (the connect-timeout test), all on loopback.
+    blackhole = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    blackhole.bind(("127.0.0.1", 0))
+    blackhole.listen(0)
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler.setblocking(False)
+        try:
+            filler.connect(blackhole.getsockname())
+        except BlockingIOError:
+            pass
+        fillers.append(filler)
+    print(f"PORT {server.server_address[1]} BLACKHOLE {blackhole.getsockname()[1]}", flush=True)
     sys.stdin.read()  # the test process closing our stdin (or exiting) stops us
     os._exit(0)
 
