@@ -180,9 +180,9 @@ enum XMLFeedParser {
         }
 
         func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-            refuse(
-                parser,
-                "the feed refers to an external DTD or entity (\(systemID ?? name)), which is never loaded")
+            // Called for an entity the document uses but never declares (one an external DTD
+            // would declare: such DTDs are never loaded, FoundationXML's policy being "never").
+            refuse(parser, "the feed uses the undeclared entity &\(name); (external DTDs are never loaded)")
             return nil
         }
 

@@ -113,6 +113,20 @@ struct FeedDocumentTests {
         }
     }
 
+    /// RSS 0.91 files name the Netscape DTD; it is never fetched, and the feed still parses.
+    @Test func aDoctypeWithoutEntitiesIsFine() throws {
+        let xml = """
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN"
+              "http://my.netscape.com/publish/formats/rss-0.91.dtd">
+            <rss version="0.91"><channel><title>Old</title>
+            <item><title>Still read</title><link>http://example.org/old</link></item></channel></rss>
+            """
+        let entries = try FeedDocument.parse(Data(xml.utf8), contentType: "text/xml", base: Self.base)
+        #expect(entries.map(\.title) == ["Still read"])
+        #expect(entries.map(\.id) == ["http://example.org/old"])
+    }
+
     @Test func billionLaughsIsRefusedBeforeExpansion() throws {
         var lines = ["<?xml version=\"1.0\"?>", "<!DOCTYPE rss [", "<!ENTITY lol \"lol\">"]
         for level in 1...9 {
