@@ -7,37 +7,19 @@ SWIFT ?= swift
 PORT ?= 8080
 ARGS ?=
 PYTHON ?= python3
-APT_UPDATED := /tmp/.pullrefresh-apt-updated
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 .PHONY: cluster-deps cluster-test
 
-## Debian packages the server needs to build (libmicrohttpd, zlib, brotli, hiredis, libcurl) — installed only when missing.
+## Every Debian package is installed only when missing, by scripts/ensure-packages.
+## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source).
+BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev pkg-config
 deps:
-	@if ! pkg-config --exists libmicrohttpd zlib libbrotlienc libbrotlidec 2>/dev/null; then \
-	  echo "Installing libmicrohttpd-dev zlib1g-dev libbrotli-dev (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    libmicrohttpd-dev zlib1g-dev libbrotli-dev pkg-config; \
-	fi
-	@if ! pkg-config --exists hiredis 2>/dev/null; then \
-	  echo "Installing libhiredis-dev (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libhiredis-dev pkg-config; \
-	fi
-	@if ! pkg-config --exists libcurl 2>/dev/null; then \
-	  echo "Installing libcurl4-openssl-dev (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends libcurl4-openssl-dev pkg-config; \
-	fi
+	@scripts/ensure-packages $(BUILD_PACKAGES)
 
 ## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
 browser-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi liberation; then \
-	  echo "Installing chromium and fonts (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; \
-	fi
+	@scripts/ensure-packages chromium fonts-liberation
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
 
 ## WebKit-suite prerequisites: Xvfb, WebKitGTK through Debian's python3-gi, pytest for
@@ -46,50 +28,24 @@ WEBKIT_PACKAGES := xvfb xauth python3-gi gir1.2-webkit2-4.1 gir1.2-gtk-3.0 pytho
   gcc libc6-dev
 .PHONY: webkit-deps webkit-test
 webkit-deps:
-	@missing=""; \
-	for package in $(WEBKIT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q 'ok installed' \
-	    || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing $$missing (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    -o DPkg::Lock::Timeout=300 $$missing; \
-	fi
+	@scripts/ensure-packages $(WEBKIT_PACKAGES)
 
-## Operations-test prerequisites (openssl, promtool from prometheus, nginx, curl, chromium), only when missing.
-OPS_TOOLS := openssl:openssl promtool:prometheus nginx:nginx curl:curl chromium:chromium systemd-analyze:systemd
+## Operations-test prerequisites: openssl, promtool (prometheus), nginx, curl, chromium, systemd-analyze.
+OPS_PACKAGES := openssl prometheus nginx curl chromium systemd
 ops-deps:
-	@missing=""; for pair in $(OPS_TOOLS); do \
-	  command -v $${pair%%:*} >/dev/null 2>&1 || [ -x /usr/sbin/$${pair%%:*} ] || missing="$$missing $${pair#*:}"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing$$missing (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@scripts/ensure-packages $(OPS_PACKAGES)
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/ops/requirements.txt
 
 ## Cluster-test prerequisites: a Redis server and nginx to run (tests start their own on free ports).
 cluster-deps:
-	@if ! command -v redis-server >/dev/null 2>&1 || ! { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1; then \
-	  echo "Installing redis-server and nginx (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends redis-server nginx; \
-	fi
+	@scripts/ensure-packages redis-server nginx
 
 contract-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/contract/requirements.txt
 
 ## Debian's esbuild (0.17 on bookworm), which builds the client bundle — installed only when missing.
 esbuild-deps:
-	@if ! command -v $(ESBUILD) >/dev/null 2>&1; then \
-	  echo "Installing esbuild (apt-get)…"; \
-	  [ -f $(APT_UPDATED) ] || { apt-get update -qq && touch $(APT_UPDATED); }; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    -o DPkg::Lock::Timeout=300 esbuild; \
-	fi
+	@scripts/ensure-packages esbuild
 
 ## The client: Client/src (readable ES modules + CSS) → two minified module scripts, each with its
 ## source map, and one minified stylesheet:

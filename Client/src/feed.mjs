@@ -11,6 +11,7 @@
  */
 
 import { startRelativeTimes } from './relative-time.mjs'
+import { startOlderItems } from './older-items.mjs'
 
 const feed = document.querySelector('[data-ptr-lang]')
 const lang = feed?.dataset.ptrLang || document.documentElement.lang || undefined
@@ -28,3 +29,6 @@ for (const list of document.querySelectorAll('[data-ptr-list]')) {
 }
 // A time whose instant is changed in place ("Last updated" after a refresh).
 observer.observe(document.body, { subtree: true, attributeFilter: ['datetime'] })
+
+// Older items load in place as the reader nears the end of the list (older-items.mjs).
+startOlderItems(document)

@@ -20,7 +20,9 @@ enum AcceptHeader {
 
     /// True when `text/html` is acceptable and ranked at least as high as JSON (the default).
     static func prefersHTML(_ header: String?) -> Bool {
-        guard let header else { return false }
+        // GET /api/items asks this on every request: most Accept headers (JSON clients, `*/*`)
+        // never mention html, and a byte scan settles those without parsing.
+        guard let header, mentionsHTML(header) else { return false }
         var html = -1.0
         var json = -1.0
         for entry in entries(header) {
@@ -31,5 +33,28 @@ enum AcceptHeader {
             }
         }
         return html > 0 && html >= json
+    }
+
+    /// Whether `html` occurs in the header, ASCII case-insensitively.
+    private static func mentionsHTML(_ header: String) -> Bool {
+        let word: (UInt8, UInt8, UInt8, UInt8) = (104, 116, 109, 108)  // h t m l
+        var matched = 0
+        for byte in header.utf8 {
+            let lower = byte | 0x20
+            let expected: UInt8
+            switch matched {
+            case 0: expected = word.0
+            case 1: expected = word.1
+            case 2: expected = word.2
+            default: expected = word.3
+            }
+            if lower == expected {
+                matched += 1
+                if matched == 4 { return true }
+            } else {
+                matched = lower == word.0 ? 1 : 0
+            }
+        }
+        return false
     }
 }

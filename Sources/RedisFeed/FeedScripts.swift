@@ -4,6 +4,9 @@
 enum FeedScripts {
     /// Take the reload lease unless Redis holds no feed (restarted empty, not re-seeded yet), a
     /// re-seed window is open or someone holds it.
+    /// A lease already holding our token is ours to renew: an instance runs one reload at a
+    /// time, so it can only be left over from an attempt whose reply timed out (Redis frozen,
+    /// then resumed and ran the queued script).
     /// KEYS: lease, version, reloads, settle. ARGV: token, lease ms.
     /// Returns `{1, reload number, version}` or `{0, ms to wait, version}`.
     static let acquire = RedisScript(
@@ -13,6 +16,11 @@ enum FeedScripts {
         local v = tonumber(raw)
         local settle = redis.call('pttl', KEYS[4])
         if settle > 0 then return {0, settle, v} end
+        local holder = redis.call('get', KEYS[1])
+        if holder == ARGV[1] then
+          redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+          return {1, redis.call('incr', KEYS[3]), v}
+        end
         if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
           return {1, redis.call('incr', KEYS[3]), v}
         end

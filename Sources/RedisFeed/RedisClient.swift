@@ -53,22 +53,24 @@ public final class RedisClient: Sendable {
 
     /// Binary-safe form of ``send(_:)-([String])``.
     public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
+        let slot = ReplySlot()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let accepted = queue.withLock { queue -> Bool in
                 guard !queue.stopped else { return false }
                 queue.jobs.append { session in
-                    continuation.resume(returning: self.perform(arguments, in: session))
+                    slot.store(self.perform(arguments, in: session))
+                    continuation.resume()
                 }
                 return true
             }
             if accepted {
                 wake.signal()
             } else {
-                continuation.resume(returning: .failure(.unreachable("client is closed")))
+                slot.store(.failure(.unreachable("client is closed")))
+                continuation.resume()
             }
         }
-        return try result.get()
+        return try slot.take().get()
     }
 
     /// Stops the thread after the commands already queued; later commands fail.

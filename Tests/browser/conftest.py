@@ -4,6 +4,7 @@ per test (port 0, 127.0.0.1), a fresh emulated phone tab per test.
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh), CHROMIUM (browser binary),
 PTR_UPDATE_SCREENSHOTS=1 (copy the state screenshots into docs/screenshots/).
 """
+import contextlib
 import glob
 import json
 import os
@@ -43,8 +44,11 @@ def _binary(env, default, names=()):
 
 
 # --- the browser ------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def browser():
+@contextlib.contextmanager
+def launch_chromium(extra_args=()):
+    """Debian's Chromium, headless, in a throwaway profile; yields a CDP client of the browser.
+    `extra_args` is for suites that need a flag more (the HTTPS smoke test trusts its test
+    certificate with --ignore-certificate-errors)."""
     exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") \
         or shutil.which("google-chrome")
     if not exe:
@@ -55,7 +59,7 @@ def browser():
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--disable-features=Translate,MediaRouter,OptimizationHints",
             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-            f"--user-data-dir={profile}", "about:blank"]
+            *extra_args, f"--user-data-dir={profile}", "about:blank"]
     log = open(os.path.join(profile, "chrome.log"), "wb")
     proc = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
@@ -70,19 +74,27 @@ def browser():
             pytest.fail("chromium did not start: " + open(os.path.join(profile, "chrome.log")).read()[-2000:])
         time.sleep(0.05)
     cdp = CDP(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}")
-    yield cdp
     try:
-        cdp.send("Browser.close", timeout=5)
-    except Exception:
-        pass
-    cdp.close()
-    try:
-        proc.wait(5)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(5)
-    log.close()
-    shutil.rmtree(profile, ignore_errors=True)
+        yield cdp
+    finally:
+        try:
+            cdp.send("Browser.close", timeout=5)
+        except Exception:
+            pass
+        cdp.close()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the browser's own process group, started above
+            proc.wait(5)
+        log.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with launch_chromium() as cdp:
+        yield cdp
 
 
 # --- the server -------------------------------------------------------------------------

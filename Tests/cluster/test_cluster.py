@@ -87,7 +87,7 @@ def test_bad_redis_flags_are_usage_errors(args, message):
     assert len(result.stderr.strip().split("\n")) == 1
 
 
-def test_password_is_never_printed(redis):
+def test_password_is_never_printed():
     result = run_pullrefresh("--port", "0", "--redis", f"redis://:hunter2@127.0.0.1:{free_port()}")
     assert result.returncode == 1
     assert "hunter2" not in result.stderr
@@ -110,8 +110,8 @@ def test_instances_share_versions_items_and_etags(redis, instances):
     # Items keep the version they first appeared in, whichever instance reloaded.
     status, _, body = b.refresh()
     assert body["version"] == 3
-    items = json.loads(a.items()[1] if a.version() == 3 else wait_for(
-        lambda: a.version() == 3 and a.items()[1], "a to learn version 3"))["items"]
+    wait_for(lambda: a.version() == 3, "a to learn version 3")
+    items = json.loads(a.items()[1])["items"]
     assert {item["version"] for item in items} == {1, 2, 3}
     assert a.health() == {"status": "ok", "version": 3, "redis": "connected"}
 
@@ -146,6 +146,21 @@ def test_storm_of_300_refreshes_over_3_instances_runs_one_reload(redis, instance
 
 
 # --- faults --------------------------------------------------------------------------------
+def test_dropped_subscriptions_are_remade_and_missed_versions_caught_up(redis, instances):
+    a, b = instances("--reload-delay", "0", count=2)
+    for round_number in range(3):
+        # Drop every subscriber (pub/sub is at-most-once) and commit at once on b: a either still
+        # gets the message or misses it and re-reads the version after re-subscribing.
+        assert redis.cli("CLIENT", "KILL", "TYPE", "pubsub") >= 2
+        status, _, body = b.refresh()
+        assert status == 200
+        wait_for(lambda: a.version() == body["version"], "a to catch up after its subscription dropped")
+        assert a.items()[1] == b.items()[1]
+    wait_for(lambda: a.health()["status"] == "ok" and b.health()["status"] == "ok", "both subscribed again")
+    assert "redis subscriber" in a.stderr()
+
+
+
 def test_redis_going_away_keeps_gets_and_refuses_refreshes_with_503(redis, instances):
     a, b = instances("--reload-delay", "0", "--redis-timeout", "1s", count=2)
     assert a.refresh()[0] == 200

@@ -1,21 +1,9 @@
 // The default refresh's network call (Client/src/refresh-request.mjs) against a fake fetch:
 // the request it makes and how answers and failures map to results and error codes.
-import { afterEach, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { requestNewItems } from '../../Client/src/refresh-request.mjs'
-
-const saved = {}
-function fake(name, value) {
-  if (!(name in saved)) saved[name] = Object.getOwnPropertyDescriptor(globalThis, name)
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true })
-}
-afterEach(() => {
-  for (const [name, descriptor] of Object.entries(saved)) {
-    if (descriptor) Object.defineProperty(globalThis, name, descriptor)
-    else delete globalThis[name]
-    delete saved[name]
-  }
-})
+import { fake } from './fake-globals.mjs'
 
 // Answers every fetch with `respond(url, init)` and records the calls.
 function serve(respond, { online = true } = {}) {

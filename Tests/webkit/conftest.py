@@ -88,17 +88,18 @@ class Server:
 
 @pytest.fixture
 def server(tmp_path):
-    """Factory: server(reload_delay=0.3) -> Server, on the built-in generator (seed 1)."""
+    """Factory: server(reload_delay=0.3, extra_args=()) -> Server, on the built-in generator
+    (seed 1) unless `extra_args` says otherwise (e.g. `--data FILE`)."""
     bin_path = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build/debug/pullrefresh")
     if not os.path.exists(bin_path):
         pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
     started = []
 
-    def start(reload_delay=0.3):
+    def start(reload_delay=0.3, extra_args=()):
         # No --quiet: the access log on stdout is how the suite counts requests server-side.
         args = [bin_path, "--port", "0", "--reload-delay", str(reload_delay), "--seed", "1",
                 "--templates", os.path.join(ROOT, "Templates"),
-                "--public", os.path.join(ROOT, "Public")]
+                "--public", os.path.join(ROOT, "Public"), *extra_args]
         # stderr to a file: an unread pipe could fill up and stall the server.
         errors = tmp_path / f"server{len(started)}.stderr"
         with open(errors, "wb") as stderr:
