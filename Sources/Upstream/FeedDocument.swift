@@ -14,14 +14,19 @@ public enum FeedDocument {
     }
 
     /// The entries of `data`, in feed order; `base` (the URL after redirects) resolves relative
-    /// links.
+    /// links. A feed without a usable item is an error.
     public static func parse(_ data: Data, contentType: String?, base: URL) throws(UpstreamError)
         -> [UpstreamEntry]
     {
-        switch try format(of: data, contentType: contentType) {
-        case .json: try JSONFeedParser.parse(data, base: base)
-        case .xml: try XMLFeedParser.parse(data, base: base)
-        }
+        let entries =
+            switch try format(of: data, contentType: contentType) {
+            case .json: try JSONFeedParser.parse(data, base: base)
+            case .xml: try XMLFeedParser.parse(data, base: base)
+            }
+        // An upstream that suddenly lists nothing is far more often broken than emptied: the
+        // reload fails and the last good version stays.
+        guard !entries.isEmpty else { throw UpstreamError("the feed has no items with a title or text") }
+        return entries
     }
 
     /// Which parser reads `data`.

@@ -104,6 +104,14 @@ struct FeedDocumentTests {
         ("application/xml", "<html><body>hi</body></html>", "neither RSS nor Atom"),
         ("application/json", "{\"version\": \"https://jsonfeed.org/version/1.1\"}", "no \"items\" array"),
         ("application/json", "[1, 2]", "must be an object"),
+        (
+            "application/rss+xml", "<rss version=\"2.0\"><channel><title>T</title></channel></rss>",
+            "has no items"
+        ),
+        (
+            "application/feed+json", "{\"version\": \"https://jsonfeed.org/version/1.1\", \"items\": [{}]}",
+            "has no items"
+        ),
     ])
     func wrongOrBrokenDocumentsAreRefusedWithAReason(type: String, body: String, reason: String) {
         #expect {
