@@ -31,6 +31,20 @@ public final class UpstreamSource: FeedSource {
         self.now = now
     }
 
+    /// The URL as messages show it (to clients in a `502`, in the log): without user, password
+    /// or query, which may hold credentials.
+    public var displayURL: String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return "(source)"
+        }
+        let hadQuery = components.query != nil
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "(source)") + (hadQuery ? "?…" : "")
+    }
+
     /// How the last fetch went.
     public var status: FeedSourceStatus { state.withLock { $0.status } }
 
@@ -42,7 +56,7 @@ public final class UpstreamSource: FeedSource {
             return items
         } catch {
             state.withLock { $0.status = FeedSourceStatus(ok: false, error: error.message) }
-            throw FeedError("upstream \(url.absoluteString): \(error.message)")
+            throw FeedError("upstream \(displayURL): \(error.message)")
         }
     }
 

@@ -185,6 +185,25 @@ struct UpstreamHTTPTests {
         #expect(((source as? [String: Any])?["error"] as? String)?.contains(reason) == true)
     }
 
+    /// Credentials in the source URL (user, password, a token in the query) never reach a
+    /// client or the log.
+    @Test func errorsNeverShowCredentialsFromTheURL() async throws {
+        let server = try UpstreamServer.running()
+        let source = UpstreamSource(
+            url: URL(string: "http://alice:s3cret@127.0.0.1:\(server.port)/nowhere?token=t0ken")!,
+            limits: FetchLimits(userAgent: "pullrefresh/test"))
+        do {
+            _ = try await source.fetch(current: [])
+            Issue.record("a 404 was accepted")
+        } catch {
+            let message = "\(error) \(source.status.error ?? "")"
+            #expect(
+                message.contains(
+                    "upstream http://127.0.0.1:\(server.port)/nowhere?…: 127.0.0.1 answered HTTP 404"))
+            #expect(!message.contains("s3cret") && !message.contains("t0ken") && !message.contains("alice"))
+        }
+    }
+
     @Test func fiveRedirectsAreFollowed() async throws {  // /hop/4 → /hop/3 … /hop/0 → the feed
         let fixture = try await Fixture("/hop/4?tag=\(Self.tag())")
         #expect(try await fixture.ids().contains("js-link"))
