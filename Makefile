@@ -12,8 +12,8 @@ PYTHON ?= python3
 .PHONY: cluster-deps cluster-test
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
-## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis.
-BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev pkg-config
+## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source).
+BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev pkg-config
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Feed", targets: ["Feed"]),
         .library(name: "Metrics", targets: ["Metrics"]),
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
+        .library(name: "Upstream", targets: ["Upstream"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,14 +24,18 @@ let package = Package(
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
         // warning; the shim includes <hiredis/hiredis.h> and the module map links the library.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
         .executableTarget(
-            name: "pullrefresh", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed"]),
+            name: "pullrefresh",
+            dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
@@ -44,6 +49,9 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
+        .testTarget(
+            name: "UpstreamTests", dependencies: ["Upstream", "Feed", "HTTPServer", "TestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],

@@ -38,17 +38,21 @@ public final class FeedApp: Sendable {
     private let logger: Logger
     /// The live event streams of `GET /api/events`.
     public let events: EventHub
+    private let sourceStatus: (@Sendable () -> FeedSourceStatus)?
     /// The store's ``FeedBackend/cacheTag``: per process in memory, per cluster on Redis.
     private let bootTag: String
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
 
-    /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``.
+    /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``. With
+    /// `sourceStatus` (a real upstream), `/healthz` reports it as `"source"`.
     public init(
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
-        pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15)
+        pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15),
+        sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil
     ) {
+        self.sourceStatus = sourceStatus
         self.store = store
         self.renderer = renderer
         self.files = files
@@ -282,6 +286,14 @@ public final class FeedApp: Sendable {
             writer.string(detail.name)
             writer.raw(":")
             writer.string(detail.value)
+        }
+        if let status = sourceStatus?() {
+            writer.raw(status.ok ? ",\"source\":{\"ok\":true" : ",\"source\":{\"ok\":false")
+            if let error = status.error {
+                writer.raw(",\"error\":")
+                writer.string(error)
+            }
+            writer.raw("}")
         }
         writer.raw("}")
         return Response(

@@ -115,7 +115,7 @@ public actor FeedStore: FeedBackend {
         let sorted = Array(fetched.sorted(by: FeedItem.newestFirst).prefix(maxItems))
         let changed = sorted != before.items
         let version = changed ? before.version + 1 : before.version
-        var knownVersions: [Int: Int] = [:]
+        var knownVersions: [String: Int] = [:]
         knownVersions.reserveCapacity(before.entries.count)
         for entry in before.entries {
             knownVersions[entry.item.id] = entry.addedIn

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Items from a JSON file (`{"items": [...]}`) re-read on every reload, so an operator can
+/// Items from a JSON file (`{"items": [...]}`; ids strings of 1–256 characters or positive
+/// integers, read as their decimal text; an optional http(s) `url`) re-read on every reload, so an operator can
 /// edit content and pull to see it. Every problem is a ``FeedError`` naming the file and,
 /// for a bad item, its index and field.
 public struct FileSource: FeedSource {
@@ -70,14 +71,24 @@ public struct FileSource: FeedSource {
         guard file.items.count <= maxItems else {
             throw FeedError("data file \(name) has \(file.items.count) items; the limit is \(maxItems)")
         }
-        var seen = Set<Int>()
+        var seen = Set<String>()
         var items: [FeedItem] = []
         items.reserveCapacity(file.items.count)
         for (index, entry) in file.items.enumerated() {
             func fail(_ problem: String) -> FeedError {
                 FeedError("data file \(name): items[\(index)]\(problem)")
             }
-            guard entry.id > 0 else { throw fail(".id must be a positive integer") }
+            let id: String
+            switch entry.id {
+            case .number(let number):
+                guard number > 0 else { throw fail(".id must be a positive integer or a string") }
+                id = String(number)
+            case .text(let text):
+                guard !text.isEmpty, text.count <= FeedItem.maxIDLength else {
+                    throw fail(".id must be a string of 1 to \(FeedItem.maxIDLength) characters")
+                }
+                id = text
+            }
             guard !entry.title.isEmpty, entry.title.count <= 500 else {
                 throw fail(".title must be a non-empty string of at most 500 characters")
             }
@@ -86,8 +97,12 @@ public struct FileSource: FeedSource {
             guard let createdAt = Timestamp.parse(entry.createdAt) else {
                 throw fail(".createdAt must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z")
             }
-            guard seen.insert(entry.id).inserted else { throw fail(".id \(entry.id) is a duplicate") }
-            items.append(FeedItem(id: entry.id, title: entry.title, body: body, createdAt: createdAt))
+            if let url = entry.url, !ItemLink.isSafe(url) {
+                throw fail(".url must be an absolute http or https URL")
+            }
+            guard seen.insert(id).inserted else { throw fail(".id \(id) is a duplicate") }
+            items.append(
+                FeedItem(id: id, title: entry.title, body: body, createdAt: createdAt, url: entry.url))
         }
         return items.sorted(by: FeedItem.newestFirst)
     }
@@ -97,10 +112,26 @@ public struct FileSource: FeedSource {
     }
 
     private struct ItemDTO: Decodable {
-        let id: Int
+        let id: ItemID
         let title: String
         let body: String?
         let createdAt: String
+        let url: String?
+    }
+
+    /// An id as the file has it: an integer (older files) or a string.
+    private enum ItemID: Decodable {
+        case number(Int)
+        case text(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int.self) {
+                self = .number(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
     }
 
     private static func describe(_ error: DecodingError) -> String {

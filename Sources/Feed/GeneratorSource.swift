@@ -22,7 +22,7 @@ public struct GeneratorSource: FeedSource {
 
     /// Adds one to three items above the current newest.
     public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
-        let highest = current.map(\.id).max() ?? 0
+        let highest = current.compactMap { Int($0.id) }.max() ?? 0
         var random = SplitMix64(seed: seed &+ UInt64(highest) &* 0x9E37_79B9)
         let count = Int(random.next() % 3) + 1
         let stamp = now()
@@ -39,7 +39,7 @@ public struct GeneratorSource: FeedSource {
         let object = Self.objects[Int(random.next() % UInt64(Self.objects.count))]
         let detail = Self.details[Int(random.next() % UInt64(Self.details.count))]
         return FeedItem(
-            id: id, title: "\(subject) \(verb) \(object)",
+            id: String(id), title: "\(subject) \(verb) \(object)",
             body: "Update #\(id): \(detail)", createdAt: createdAt)
     }
 

@@ -6,32 +6,69 @@ struct ItemsQuery: Sendable {
     /// A position in feed order (newest first): the last item of the previous page.
     struct Cursor: Hashable, Sendable {
         var millis: Int64
-        var id: Int
+        /// The id's UTF-8 bytes: any bytes are a position, so every well-formed cursor is valid.
+        var id: [UInt8]
 
-        init(millis: Int64, id: Int) {
+        init(millis: Int64, id: String) {
             self.millis = millis
-            self.id = id
+            self.id = Array(id.utf8)
         }
 
         init(after item: FeedItem) {
             self.init(millis: item.createdAtMillis, id: item.id)
         }
 
-        /// `<epoch millis>.<id>`; opaque to clients, but readable when debugging.
-        var text: String { "\(millis).\(id)" }
+        /// `c<epoch millis>.<the id's UTF-8 in lowercase hex>`: opaque to clients (ids may hold
+        /// any character), exactly described by one pattern in the OpenAPI document, and still
+        /// readable when debugging. The `c` keeps the earlier `<millis>.<integer id>` form out.
+        var text: String {
+            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            var bytes = Array("c\(millis).".utf8)
+            bytes.reserveCapacity(bytes.count + id.count * 2)
+            for byte in id {
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 15)])
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
 
         init?(text: String) {
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-                let millis = Int64(parts[0]), let id = Int(parts[1]), millis >= 0, id > 0
+            let bytes = Array(text.utf8)
+            guard bytes.first == UInt8(ascii: "c"), let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else {
+                return nil
+            }
+            let digits = bytes[1..<dot]
+            let hex = bytes[(dot + 1)...]
+            guard (1...18).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }),
+                let millis = Int64(String(decoding: digits, as: UTF8.self)), !hex.isEmpty, hex.count % 2 == 0,
+                hex.count <= 4 * FeedItem.maxIDLength * 2
             else { return nil }
-            self.init(millis: millis, id: id)
+            var id: [UInt8] = []
+            id.reserveCapacity(hex.count / 2)
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                guard let high = Self.nibble(hex[index]), let low = Self.nibble(hex[index + 1]) else {
+                    return nil
+                }
+                id.append(high << 4 | low)
+                index += 2
+            }
+            self.millis = millis
+            self.id = id
+        }
+
+        private static func nibble(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 48...57: byte - 48
+            case 97...102: byte - 87
+            default: nil
+            }
         }
 
         /// Whether `item` comes after this position in newest-first order.
         func precedes(_ item: FeedItem) -> Bool {
-            let other = Cursor(after: item)
-            return other.millis != millis ? other.millis < millis : other.id < id
+            let other = item.createdAtMillis
+            return other != millis ? other < millis : item.id.utf8.lexicographicallyPrecedes(id)
         }
     }
 

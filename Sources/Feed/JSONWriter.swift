@@ -56,11 +56,15 @@ struct JSONWriter {
 
     mutating func item(_ entry: FeedSnapshot.Entry) {
         raw("{\"id\":")
-        number(entry.item.id)
+        string(entry.item.id)
         raw(",\"title\":")
         string(entry.item.title)
         raw(",\"body\":")
         string(entry.item.body)
+        if let url = entry.item.url {
+            raw(",\"url\":")
+            string(url)
+        }
         raw(",\"createdAt\":")
         string(Timestamp.iso(entry.item.createdAt))
         raw(",\"version\":")

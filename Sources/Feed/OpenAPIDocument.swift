@@ -29,7 +29,7 @@ enum OpenAPIDocument {
                   {"name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100 (default 50).",
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
-                   "schema": {"type": "string", "pattern": "^[0-9]{1,18}\\.[1-9][0-9]{0,17}$"}},
+                   "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
                   {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it.",
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
@@ -110,7 +110,9 @@ enum OpenAPIDocument {
                     "type": "object", "required": ["status", "version"], "additionalProperties": false,
                     "properties": {"status": {"enum": ["ok", "degraded"]},
                       "version": {"type": "integer", "minimum": 1},
-                      "redis": {"enum": ["connected", "unreachable"]}}
+                      "redis": {"enum": ["connected", "unreachable"]},
+                      "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
+                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"}}}}
                   }}}}
                 }
               }
@@ -126,9 +128,10 @@ enum OpenAPIDocument {
                 "required": ["id", "title", "body", "createdAt", "version"],
                 "additionalProperties": false,
                 "properties": {
-                  "id": {"type": "integer", "minimum": 1},
+                  "id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "Opaque: a feed's GUID, URL or tag, or a data file's id as text."},
                   "title": {"type": "string"},
                   "body": {"type": "string"},
+                  "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
                   "createdAt": {"type": "string", "format": "date-time"},
                   "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."}
                 }

@@ -111,12 +111,15 @@ public struct PageRenderer: Sendable {
     }
 
     static func itemContext(_ item: FeedItem) -> MustacheValue {
-        .object([
-            "id": .string(String(item.id)),
+        var context: [String: MustacheValue] = [
+            "id": .string(item.id),
             "title": .string(item.title),
             "body": .string(item.body),
             "createdAt": .string(Timestamp.iso(item.createdAt)),
             "createdAtDisplay": .string(Timestamp.display(item.createdAt)),
-        ])
+        ]
+        // Only http(s) links are rendered; anything else (`javascript:`, `data:`) stays text.
+        if let url = item.url, ItemLink.isSafe(url) { context["url"] = .string(url) }
+        return .object(context)
     }
 }

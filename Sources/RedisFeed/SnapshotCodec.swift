@@ -2,7 +2,7 @@ import Feed
 import Foundation
 
 /// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
-/// "createdAt","addedIn"}]}`, dates as seconds since 1970. What Redis holds is checked like any
+/// "createdAt","addedIn","url"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
 /// other input: a malformed snapshot is refused with a message, never half-applied.
 enum SnapshotCodec {
     private struct Stored: Codable {
@@ -12,11 +12,12 @@ enum SnapshotCodec {
     }
 
     private struct StoredEntry: Codable {
-        var id: Int
+        var id: String
         var title: String
         var body: String
         var createdAt: Double
         var addedIn: Int
+        var url: String?
     }
 
     static func encode(_ snapshot: FeedSnapshot) -> [UInt8] {
@@ -25,7 +26,7 @@ enum SnapshotCodec {
             entries: snapshot.entries.map {
                 StoredEntry(
                     id: $0.item.id, title: $0.item.title, body: $0.item.body,
-                    createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn)
+                    createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn, url: $0.item.url)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -44,7 +45,9 @@ enum SnapshotCodec {
         guard stored.version >= 1 else {
             throw .unexpectedReply("stored snapshot has version \(stored.version)")
         }
-        for entry in stored.entries where entry.id < 1 || entry.addedIn < 1 || entry.addedIn > stored.version
+        for entry in stored.entries
+        where entry.id.isEmpty || entry.id.count > FeedItem.maxIDLength || entry.addedIn < 1
+            || entry.addedIn > stored.version
         {
             throw .unexpectedReply("stored snapshot \(stored.version) has a bad entry (id \(entry.id))")
         }
@@ -54,7 +57,7 @@ enum SnapshotCodec {
                 FeedSnapshot.Entry(
                     item: FeedItem(
                         id: $0.id, title: $0.title, body: $0.body,
-                        createdAt: Date(timeIntervalSince1970: $0.createdAt)),
+                        createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url),
                     addedIn: $0.addedIn)
             })
     }

@@ -1,6 +1,7 @@
 import Feed
 import Foundation
 import HTTPServer
+import Upstream
 
 /// Everything `pullrefresh` (serve mode) takes from flags and the environment.
 struct Configuration {
@@ -11,6 +12,10 @@ struct Configuration {
     var maxItems = 500
     var pageSize = PageRenderer.defaultPageSize
     var dataFile: String?
+    /// `--source`: a feed URL (http or https) fetched on every reload.
+    var sourceURL: URL?
+    var sourceLimits = FetchLimits()
+    private var reloadDelayGiven = false
     var templates = "Templates"
     var publicDirectory = "Public"
     var showHelp = false
@@ -36,6 +41,11 @@ struct Configuration {
           --max-items N          Items kept, newest first (default 500)
           --page-size N          Items per page of / (1 to 100, default 30); older pages via ?before=
           --data FILE            Read items from a JSON file ({"items": [...]}) on every reload
+          --source URL           Fetch a JSON Feed, RSS or Atom feed (http/https) on every reload;
+                                 --reload-delay then defaults to 0
+          --source-connect-timeout D  Connect timeout of --source (default 5s)
+          --source-timeout D     Total time per fetch of --source, redirects included (default 15s)
+          --source-max-bytes N   Largest --source body, counted while reading (default 16777216)
           --templates DIR        Mustache templates folder (default Templates)
           --public DIR           Static files folder served at /static/ (default Public)
           --threads N            Server worker threads (default: number of cores)
@@ -100,6 +110,26 @@ struct Configuration {
                 config.server.port = try number(0...65535)
             case "--reload-delay":
                 config.reloadDelay = try duration(value(for: flag, inline: inline), flag: flag)
+                config.reloadDelayGiven = true
+            case "--source":
+                let text = try value(for: flag, inline: inline)
+                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                    scheme == "http" || scheme == "https", url.host?.isEmpty == false
+                else {
+                    throw UsageError("--source must be an http:// or https:// URL, got '\(text)'")
+                }
+                config.sourceURL = url
+            case "--source-connect-timeout", "--source-timeout":
+                let delay = try duration(value(for: flag, inline: inline), flag: flag)
+                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                guard seconds > 0 else { throw UsageError("\(flag) must be more than 0") }
+                if flag == "--source-timeout" {
+                    config.sourceLimits.totalTimeout = seconds
+                } else {
+                    config.sourceLimits.connectTimeout = seconds
+                }
+            case "--source-max-bytes":
+                config.sourceLimits.maxBytes = try number(1...(1 << 30))
             case "--seed":
                 let text = try value(for: flag, inline: inline)
                 guard let seed = UInt64(text) else {
@@ -170,6 +200,11 @@ struct Configuration {
             index += 1
         }
         try config.checkTLSFlags()
+        if config.sourceURL != nil {
+            if config.dataFile != nil { throw UsageError("--source and --data cannot be used together") }
+            if !config.reloadDelayGiven { config.reloadDelay = .zero }
+        }
+        config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)
         return config
     }

@@ -4,6 +4,7 @@ import HTTPServer
 import Metrics
 import Mustache
 import RedisFeed
+import Upstream
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
@@ -83,7 +84,14 @@ enum ServeCommand {
 
         let source: any FeedSource
         let initial: [FeedItem]
-        if let path = config.dataFile {
+        var sourceStatus: (@Sendable () -> FeedSourceStatus)?
+        if let url = config.sourceURL {
+            // The first fetch happens before listening: a bad URL fails the start, like a bad --data.
+            let upstream = UpstreamSource(url: url, limits: config.sourceLimits)
+            initial = try await upstream.fetch(current: [])
+            source = upstream
+            sourceStatus = { upstream.status }
+        } else if let path = config.dataFile {
             let fileSource = FileSource(path: path)
             initial = try fileSource.load()
             source = fileSource
@@ -105,7 +113,7 @@ enum ServeCommand {
         }
         return FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
-            heartbeat: config.heartbeat)
+            heartbeat: config.heartbeat, sourceStatus: sourceStatus)
     }
 
     /// The process-wide series: version and start time.

@@ -16,7 +16,7 @@ final class CountingSource: FeedSource, @unchecked Sendable {
             return (fetches, failing)
         }
         if fail { throw FeedError("upstream is down") }
-        let next = (current.map(\.id).max() ?? 0) + 1
+        let next = (current.compactMap { Int($0.id) }.max() ?? 0) + 1
         return [Fixtures.item(next, minute: 1000 + count)] + current
     }
 }
@@ -57,10 +57,10 @@ struct FeedStoreTests {
         #expect(await clock.waitForSleepers(1))
         #expect(await store.isReloading)
         #expect(store.current.version == 1)
-        #expect(store.current.items.map(\.id) == [1])
+        #expect(store.current.items.map(\.id) == ["1"])
         clock.advance(by: .seconds(5))
         let outcome = try await pending.value
-        #expect(outcome.snapshot.items.map(\.id) == [2, 1])
+        #expect(outcome.snapshot.items.map(\.id) == ["2", "1"])
     }
 
     @Test func aReloadAfterTheFirstFinishedStartsAnother() async throws {
@@ -117,16 +117,16 @@ struct FeedStoreTests {
         _ = try await store.reload()
         let snapshot = store.current
         #expect(snapshot.entries.map(\.addedIn) == [3, 2, 1])
-        #expect(snapshot.added(since: 1).map(\.id) == [3, 2])
+        #expect(snapshot.added(since: 1).map(\.id) == ["3", "2"])
         #expect(snapshot.added(since: 3).isEmpty)
     }
 
     @Test func trimsToMaxItemsKeepingTheNewest() async throws {
         let initial = (1...5).map { Fixtures.item($0) }
         let store = FeedStore(initial: initial, source: CountingSource(), delay: .zero, maxItems: 3)
-        #expect(store.current.items.map(\.id) == [5, 4, 3])
+        #expect(store.current.items.map(\.id) == ["5", "4", "3"])
         _ = try await store.reload()
-        #expect(store.current.items.map(\.id) == [6, 5, 4])
+        #expect(store.current.items.map(\.id) == ["6", "5", "4"])
     }
 
     @Test func generatorIsDeterministicForASeed() async throws {
@@ -140,7 +140,7 @@ struct FeedStoreTests {
         let next = try await a.fetch(current: start)
         #expect(try await b.fetch(current: start) == next)
         #expect((1...3).contains(next.count - start.count))
-        #expect(next.first!.id > 10)
+        #expect(Int(next.first!.id)! > 10)
     }
 }
 
@@ -158,7 +158,7 @@ struct FileSourceTests {
               {"id": 2, "title": "new", "createdAt": "2026-01-02T00:00:00.250+01:00"}
             ]}
             """)
-        #expect(items.map(\.id) == [2, 1])
+        #expect(items.map(\.id) == ["2", "1"])
         #expect(items[0].body == "")
     }
 
@@ -167,12 +167,20 @@ struct FileSourceTests {
         ("[]", "must be"),
         ("{\"items\": {}}", "items must be an array"),
         (
-            "{\"items\": [{\"id\": \"1\", \"title\": \"t\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
-            "items[0].id must be an integer"
+            "{\"items\": [{\"id\": true, \"title\": \"t\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
+            "items[0].id must be a string"
+        ),
+        (
+            "{\"items\": [{\"id\": \"\", \"title\": \"t\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
+            "items[0].id must be a string of 1 to 256 characters"
+        ),
+        (
+            "{\"items\": [{\"id\": \"a\", \"title\": \"t\", \"url\": \"javascript:alert(1)\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
+            "items[0].url must be an absolute http or https URL"
         ),
         (
             "{\"items\": [{\"id\": 0, \"title\": \"t\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
-            "items[0].id must be a positive"
+            "items[0].id must be a positive integer or a string"
         ),
         ("{\"items\": [{\"id\": 1, \"createdAt\": \"2026-01-01T00:00:00Z\"}]}", "items[0].title is missing"),
         (

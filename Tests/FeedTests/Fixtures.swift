@@ -49,7 +49,7 @@ enum Fixtures {
 
     static func item(_ id: Int, title: String? = nil, body: String = "body", minute: Int? = nil) -> FeedItem {
         FeedItem(
-            id: id, title: title ?? "Item \(id)", body: body,
+            id: String(id), title: title ?? "Item \(id)", body: body,
             createdAt: Date(timeIntervalSince1970: 1_767_225_600 + Double((minute ?? id) * 60)))
     }
 

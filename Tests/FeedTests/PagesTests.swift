@@ -17,9 +17,9 @@ struct PagesTests {
         let snapshot = Self.snapshot(300)
         var cursors = snapshot.entries.map { ItemsQuery.Cursor(after: $0.item) }
         cursors += [
-            ItemsQuery.Cursor(millis: 0, id: 1), ItemsQuery.Cursor(millis: .max / 2, id: 1),
-            ItemsQuery.Cursor(millis: cursors[10].millis, id: 1_000_000),
-            ItemsQuery.Cursor(millis: cursors[10].millis + 1, id: 1),
+            ItemsQuery.Cursor(millis: 0, id: "1"), ItemsQuery.Cursor(millis: .max / 2, id: "1"),
+            ItemsQuery.Cursor(millis: cursors[10].millis, id: "~"),
+            ItemsQuery.Cursor(millis: cursors[10].millis + 1, id: "1"),
         ]
         for cursor in cursors {
             let linear = snapshot.entries.firstIndex { cursor.precedes($0.item) } ?? snapshot.entries.count
@@ -29,7 +29,7 @@ struct PagesTests {
 
     @Test func pagesChainWithoutGapOrRepeat() {
         let snapshot = Self.snapshot(100)
-        var seen: [Int] = []
+        var seen: [String] = []
         var cursor: ItemsQuery.Cursor?
         repeat {
             let page = snapshot.page(after: cursor, limit: 30)
@@ -39,6 +39,40 @@ struct PagesTests {
         #expect(seen == snapshot.entries.map(\.item.id))
         #expect(snapshot.page(after: nil, limit: 100).next == nil)
         #expect(snapshot.page(after: nil, limit: 99).next != nil)
+    }
+
+    /// Opaque string ids of every shape, many at the same millisecond: the text cursors of the
+    /// API walk them one by one in feed order, none repeated or skipped.
+    @Test func stringIdsOfAnyShapePageThroughTextCursors() async throws {
+        let ids = [
+            "tag:example.org,2026:ferry", "https://example.org/a?b=1&c=2", "ü-ñ-日本", "a.b:c", "9", "10", "A",
+            "a",
+            String(repeating: "z", count: 256), "with space", "quote\"s", "<script>",
+        ]
+        let stamp = Date(timeIntervalSince1970: 1_767_225_600)
+        let items = ids.enumerated().map { index, id in
+            FeedItem(
+                id: id, title: "t", body: "",
+                createdAt: stamp.addingTimeInterval(index < 6 ? 0 : Double(index)))
+        }
+        let (app, root) = try Fixtures.app(initial: items)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let router = app.router()
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let query = cursor.map {
+                "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            }
+            let response = await router.respond(
+                to: try Request(method: "GET", target: "/api/items?limit=1" + (query ?? "")))
+            #expect(response.status == 200)
+            let json = try Fixtures.json(response)
+            seen += (json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = json["nextCursor"] as? String
+        } while cursor != nil && seen.count <= ids.count
+        #expect(seen == app.store.current.items.map(\.id))
+        #expect(Set(seen) == Set(ids))
     }
 
     @Test func pageSizeBoundsTheFirstPage() async throws {
@@ -96,7 +130,8 @@ struct PagesTests {
     @Test func beforePastTheEndIsAnEmptyPageWithoutOlderLink() async throws {
         let (app, root) = try Fixtures.app()
         defer { try? FileManager.default.removeItem(at: root) }
-        let response = await app.router().respond(to: try Request(method: "GET", target: "/?before=1.1"))
+        // 1 ms after 1970, id "1": a valid position past every item.
+        let response = await app.router().respond(to: try Request(method: "GET", target: "/?before=c1.31"))
         #expect(response.status == 200)
         let html = Fixtures.text(response)
         #expect(!html.contains("data-item-id="))

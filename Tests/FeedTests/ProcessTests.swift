@@ -1,4 +1,6 @@
 import Foundation
+import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
 
@@ -126,6 +128,42 @@ struct ProcessTests {
         #expect(try await RawConnection.offPool { server.stop() } == 0)
     }
 
+    /// `pullrefresh --source http://127.0.0.1:PORT/feed.xml` serves that feed; each pull fetches it.
+    @Test func servesAnRSSSourceAndPullsFetchIt() async throws {
+        let fetches = Atomic<Int>(0)
+        var router = Router(logger: Logger(quiet: true))
+        router.get("/feed.xml") { _ in
+            let count = fetches.add(1, ordering: .relaxed).newValue
+            let items = (1...count).map {
+                "<item><title>Entry \($0) &amp; more</title><link>/e/\($0)</link><guid>g\($0)</guid></item>"
+            }
+            return Response(
+                headers: ["Content-Type": "application/rss+xml"],
+                body: Array("<rss version=\"2.0\"><channel>\(items.joined())</channel></rss>".utf8))
+        }
+        var options = ServerOptions()
+        options.port = 0
+        let upstream = try Server(router: router, options: options, logger: Logger(quiet: true))
+        let feed = "http://127.0.0.1:\(upstream.port)/feed.xml"
+        let server = try await RawConnection.offPool { try Running(["--quiet", "--source", feed]) }
+        let responses = try await LiveFeedTests.exchange(
+            server.port,
+            [
+                "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+            ])
+        #expect(responses[0].text.contains("data-item-id=\"g1\""))
+        #expect(
+            responses[0].text.contains(
+                "href=\"http://127.0.0.1:\(upstream.port)/e/1\" rel=\"noopener\">Entry 1 &amp; more"))
+        let refreshed = try JSONSerialization.jsonObject(with: Data(responses[1].body)) as? [String: Any]
+        #expect((refreshed?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["g2"])
+        #expect(responses[2].text == "{\"status\":\"ok\",\"version\":2,\"source\":{\"ok\":true}}")
+        #expect(try await RawConnection.offPool { server.stop() } == 0)
+        await upstream.shutdown()
+    }
+
     @Test(arguments: [
         (["--port", "abc"], "--port must be an integer"), (["--port", "70000"], "--port must be an integer"),
         (["--bogus"], "unknown option '--bogus'"),
@@ -135,6 +173,18 @@ struct ProcessTests {
         (["--page-size", "0"], "--page-size must be an integer from 1 to 100"),
         (["--page-size", "101"], "--page-size must be an integer from 1 to 100"),
         (["--page-size", "ten"], "--page-size must be an integer from 1 to 100"),
+        (["--source", "ftp://example.org/feed"], "--source must be an http:// or https:// URL"),
+        (["--source", "file:///etc/passwd"], "--source must be an http:// or https:// URL"),
+        (
+            ["--source", "http://127.0.0.1:9/f", "--data", "x.json"],
+            "--source and --data cannot be used together"
+        ),
+        (
+            ["--source", "http://127.0.0.1:9/f", "--source-timeout", "0"],
+            "--source-timeout must be more than 0"
+        ),
+        (["--source-connect-timeout", "forever"], "--source-connect-timeout must be a duration"),
+        (["--source-max-bytes", "-1"], "--source-max-bytes must be an integer"),
     ])
     func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
         let result = try await Self.run(arguments)
@@ -187,6 +237,8 @@ struct ProcessTests {
         let expected = try String(
             contentsOf: Fixtures.templates.appendingPathComponent("partials/item.mustache"), encoding: .utf8
         )
+        .replacingOccurrences(of: #"\{\{#url\}\}.*?\{\{/url\}\}"#, with: "", options: .regularExpression)
+        .replacingOccurrences(of: "{{^url}}", with: "").replacingOccurrences(of: "{{/url}}", with: "")
         .replacingOccurrences(of: "{{id}}", with: "7")
         .replacingOccurrences(of: "{{title}}", with: "&lt;b&gt;Hi&lt;/b&gt;")
         .replacingOccurrences(of: "{{body}}", with: "x")

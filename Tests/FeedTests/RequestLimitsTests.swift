@@ -62,7 +62,7 @@ struct RequestLimitsTests {
         let body = try await LiveFeedTests.exchange(server.port, [json])[0]
         #expect(body.header("X-Feed-Added") == "2")
         let decoded = try JSONSerialization.jsonObject(with: Data(body.body)) as? [String: Any]
-        #expect((decoded?["added"] as? [[String: Any]])?.map { $0["id"] as? Int } == [15, 14])
+        #expect((decoded?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["15", "14"])
 
         // A reload that changes nothing adds nothing, in both shapes.
         let unchanged = try await LiveFeedTests.exchange(server.port, [html, json])

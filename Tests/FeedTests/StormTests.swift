@@ -121,7 +121,7 @@ struct StormTests {
         let store = FeedStore(initial: [Fixtures.item(1)], source: source, delay: .zero, maxItems: 500)
         _ = try await store.reload()
         #expect(store.current.items.count == 500)
-        #expect(store.current.items.first?.id == 50_000)
+        #expect(store.current.items.first?.id == "50000")
         let tooMany = FileSource(path: file.path, maxItems: 10_000)
         #expect(throws: FeedError.self) { try tooMany.load() }
     }

@@ -26,7 +26,7 @@ final class BackendContractTests {
             // Reads do not wait for the pending reload.
             #expect(store.current.version == 1)
             #expect(store.currentVersion == 1)
-            #expect(store.current.items.map(\.id) == [1])
+            #expect(store.current.items.map(\.id) == ["1"])
             source.open()
             var outcomes: [ReloadOutcome] = []
             for try await outcome in group { outcomes.append(outcome) }
@@ -35,7 +35,7 @@ final class BackendContractTests {
             #expect(Set(outcomes.map(\.reloadNumber)).count == 1)
         }
         #expect(source.fetchCount == 1)
-        #expect(store.current.items.map(\.id) == [2, 1])
+        #expect(store.current.items.map(\.id) == ["2", "1"])
     }
 
     @Test(arguments: Backend.allCases)
@@ -46,7 +46,7 @@ final class BackendContractTests {
         let outcome = try await store.reload()
         #expect(outcome.snapshot.version == 3)
         #expect(store.current.entries.map(\.addedIn) == [3, 2, 1])
-        #expect(store.current.added(since: 1).map(\.id) == [3, 2])
+        #expect(store.current.added(since: 1).map(\.id) == ["3", "2"])
     }
 
     @Test(arguments: Backend.allCases)
@@ -80,9 +80,9 @@ final class BackendContractTests {
         let initial = (1...5).map { StoreFixtures.item($0) }
         let store = try await backend.store(
             initial: initial, source: GatedSource(), maxItems: 3, server: server)
-        #expect(store.current.items.map(\.id) == [5, 4, 3])
+        #expect(store.current.items.map(\.id) == ["5", "4", "3"])
         _ = try await store.reload()
-        #expect(store.current.items.map(\.id) == [6, 5, 4])
+        #expect(store.current.items.map(\.id) == ["6", "5", "4"])
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases)

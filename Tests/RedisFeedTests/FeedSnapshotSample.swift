@@ -7,8 +7,9 @@ enum FeedSnapshotSample {
         let entries = (1...5).map { id in
             FeedSnapshot.Entry(
                 item: FeedItem(
-                    id: id, title: "Tïtle \(id) \"q\" </script>", body: "Line\nbreak\t\u{1}",
-                    createdAt: Date(timeIntervalSince1970: 1_780_000_000.123_456 + Double(id))),
+                    id: "id \(id) ✓", title: "Tïtle \(id) \"q\" </script>", body: "Line\nbreak\t\u{1}",
+                    createdAt: Date(timeIntervalSince1970: 1_780_000_000.123_456 + Double(id)),
+                    url: id == 2 ? "https://example.com/2?a=1&b=2" : nil),
                 addedIn: min(id, 3))
         }
         return FeedSnapshot(

@@ -56,7 +56,7 @@ final class GatedSource: FeedSource, Sendable {
         let (failing, unchanged, count) = state.withLock { ($0.failing, $0.unchanged, $0.fetches) }
         if failing { throw FeedError("upstream is down") }
         if unchanged { return current }
-        let next = (current.map(\.id).max() ?? 0) + 1
+        let next = (current.compactMap { Int($0.id) }.max() ?? 0) + 1
         return [StoreFixtures.item(next, minute: 1000 + count)] + current
     }
 }

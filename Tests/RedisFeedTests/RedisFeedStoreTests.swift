@@ -54,7 +54,7 @@ final class RedisFeedStoreTests {
         let second = try await StoreFixtures.redisStore(
             configuration, initial: [StoreFixtures.item(99)], source: source)
         // The second joined the feed the first seeded: same items, same tag.
-        #expect(second.current.items.map(\.id) == [1])
+        #expect(second.current.items.map(\.id) == ["1"])
         #expect(second.cacheTag == first.cacheTag)
         async let a = first.reload()
         await source.waitUntilFetching()

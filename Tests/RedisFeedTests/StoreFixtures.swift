@@ -8,7 +8,7 @@ import Testing
 enum StoreFixtures {
     static func item(_ id: Int, minute: Int? = nil) -> FeedItem {
         FeedItem(
-            id: id, title: "Item \(id)", body: "Body <\(id)> & \"quotes\"",
+            id: String(id), title: "Item \(id)", body: "Body <\(id)> & \"quotes\"",
             createdAt: Date(timeIntervalSince1970: 1_780_000_000 + Double((minute ?? id) * 60)))
     }
 

@@ -115,13 +115,14 @@ def make_items(n, start=1):
 
 @pytest.fixture
 def server(tmp_path):
-    """Factory: server(reload_delay=0.3, items=None) -> Server. items=list uses a --data file."""
+    """Factory: server(reload_delay=0.3, items=None, source=None) -> Server. items=list uses a
+    --data file; source=URL a real upstream (--source)."""
     bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
     if not bin_path:
         pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
     started = []
 
-    def start(reload_delay=0.3, items=None):
+    def start(reload_delay=0.3, items=None, source=None):
         args = [bin_path, "--port", "0", "--quiet", "--reload-delay", str(reload_delay), "--seed", "1",
                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
         data = None
@@ -130,6 +131,8 @@ def server(tmp_path):
             with open(data, "w") as f:
                 json.dump({"items": items}, f)
             args += ["--data", data]
+        if source is not None:
+            args += ["--source", source]
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         started.append(proc)
         deadline = time.monotonic() + 20

@@ -36,6 +36,6 @@ def test_a_pull_through_nginx_refreshes_the_whole_cluster(nginx_pair, page):  # 
         wait_for(lambda: node.version() == 2, "both instances to serve version 2")
     assert a.items()[1] == b.items()[1]
     # A reload of the page, whichever instance nginx picks, shows the same new items.
-    ids = page.eval("[...document.querySelectorAll('[data-ptr-list] > li')].map(e => +e.dataset.itemId)")
+    ids = page.eval("[...document.querySelectorAll('[data-ptr-list] > li')].map(e => e.dataset.itemId)")
     served = [item["id"] for item in json.loads(a.items()[1])["items"]]
     assert ids == served[:len(ids)]

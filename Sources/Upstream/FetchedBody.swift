@@ -1,0 +1,24 @@
+import Foundation
+
+/// A successful response's body and headers.
+public struct FetchedBody: Sendable, Equatable {
+    /// The (decoded) body bytes.
+    public var data: Data
+    /// `Content-Type`, when sent.
+    public var contentType: String?
+    /// `ETag`, sent back as `If-None-Match`.
+    public var etag: String?
+    /// `Last-Modified`, sent back as `If-Modified-Since`.
+    public var lastModified: String?
+    /// The URL after redirects: relative links resolve against it.
+    public var finalURL: URL
+
+    /// Creates a body.
+    public init(data: Data, contentType: String?, etag: String?, lastModified: String?, finalURL: URL) {
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+        self.lastModified = lastModified
+        self.finalURL = finalURL
+    }
+}

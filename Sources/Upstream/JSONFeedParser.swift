@@ -1,0 +1,68 @@
+import Feed
+import Foundation
+
+/// JSON Feed 1.x (`{"version":"https://jsonfeed.org/version/1.1","items":[…]}`) and our own
+/// data-file shape (`{"items":[{"id","title","body","createdAt"}]}`, validated like `--data`).
+enum JSONFeedParser {
+    static func parse(_ data: Data, base: URL) throws(UpstreamError) -> [UpstreamEntry] {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw UpstreamError("the feed is not valid JSON")
+        }
+        guard let top = object as? [String: Any] else {
+            throw UpstreamError("the JSON feed must be an object with an \"items\" array")
+        }
+        if let version = top["version"] as? String, version.hasPrefix("https://jsonfeed.org/version/") {
+            return try jsonFeed(top, base: base)
+        }
+        do {
+            return try FileSource.parse(data, name: "from the upstream").map {
+                UpstreamEntry(id: $0.id, title: $0.title, body: $0.body, url: $0.url, date: $0.createdAt)
+            }
+        } catch {
+            throw UpstreamError(
+                error.message.replacingOccurrences(of: "data file from the upstream", with: "the JSON feed"))
+        }
+    }
+
+    private static func jsonFeed(_ top: [String: Any], base: URL) throws(UpstreamError) -> [UpstreamEntry] {
+        guard let items = top["items"] as? [Any] else {
+            throw UpstreamError("the JSON Feed has no \"items\" array")
+        }
+        var entries: [UpstreamEntry] = []
+        for (index, raw) in items.enumerated() {
+            guard let item = raw as? [String: Any] else {
+                throw UpstreamError("the JSON Feed's items[\(index)] is not an object")
+            }
+            let id: String?
+            switch item["id"] {
+            case let text as String: id = text
+            case let number as NSNumber: id = number.stringValue
+            default: id = nil
+            }
+            let link = (item["url"] as? String) ?? (item["external_url"] as? String)
+            let url = link.flatMap { FeedEntries.absoluteLink($0, base: base) }
+            let title = (item["title"] as? String).map { PlainText.collapse($0, limit: FeedEntries.maxTitle) }
+            let body: String
+            if let text = item["content_text"] as? String {
+                body = PlainText.collapse(text, limit: FeedEntries.maxBody)
+            } else if let html = item["content_html"] as? String {
+                body = PlainText.from(html: html, limit: FeedEntries.maxBody)
+            } else {
+                body =
+                    (item["summary"] as? String).map { PlainText.collapse($0, limit: FeedEntries.maxBody) }
+                    ?? ""
+            }
+            let date = ((item["date_published"] as? String) ?? (item["date_modified"] as? String)).flatMap(
+                FeedDate.rfc3339)
+            if let entry = FeedEntries.make(
+                id: id, title: title?.isEmpty == false ? title : nil, body: body, url: url, date: date)
+            {
+                entries.append(entry)
+            }
+        }
+        return entries
+    }
+}

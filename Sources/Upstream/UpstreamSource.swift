@@ -1,0 +1,97 @@
+import Feed
+import Foundation
+import Synchronization
+
+/// A feed behind a URL (`--source`): every reload GETs it (conditionally, once it has
+/// validators) and parses JSON Feed, RSS, Atom or our own JSON. A `304` returns the current
+/// items unchanged, so the version stays. A failed fetch or parse throws (the store keeps its
+/// last good version) and is what ``status`` reports until the next success.
+///
+/// Items without a date get the time they were first seen, minus their position in the feed in
+/// milliseconds, so they keep the feed's order; later reloads keep that date (the store's, else
+/// this source's memory of it), so an undated item never jumps to the top again.
+public final class UpstreamSource: FeedSource {
+    /// The feed's URL.
+    public let url: URL
+    private let fetcher: HTTPFetcher
+    private let now: @Sendable () -> Date
+    private let state = Mutex(State())
+
+    private struct State {
+        var etag: String?
+        var lastModified: String?
+        var firstSeen: [String: Date] = [:]
+        var status = FeedSourceStatus(ok: true)
+    }
+
+    /// Creates a source; `now` stamps items without a date (injected so tests control time).
+    public init(url: URL, limits: FetchLimits, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.url = url
+        fetcher = HTTPFetcher(limits: limits)
+        self.now = now
+    }
+
+    /// The URL as messages show it (to clients in a `502`, in the log): without user, password
+    /// or query, which may hold credentials.
+    public var displayURL: String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return "(source)"
+        }
+        let hadQuery = components.query != nil
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "(source)") + (hadQuery ? "?…" : "")
+    }
+
+    /// How the last fetch went.
+    public var status: FeedSourceStatus { state.withLock { $0.status } }
+
+    /// Fetches and parses the feed now; throws ``FeedError`` with the reason.
+    public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
+        do {
+            let items = try await fetchItems(current: current)
+            state.withLock { $0.status = FeedSourceStatus(ok: true) }
+            return items
+        } catch {
+            state.withLock { $0.status = FeedSourceStatus(ok: false, error: error.message) }
+            throw FeedError("upstream \(displayURL): \(error.message)")
+        }
+    }
+
+    private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> [FeedItem] {
+        // Validators are only worth sending while the store holds what they describe.
+        let (etag, lastModified) = state.withLock {
+            current.isEmpty ? (nil, nil) : ($0.etag, $0.lastModified)
+        }
+        let response = try await fetcher.fetch(url, etag: etag, lastModified: lastModified)
+        guard case .body(let body) = response else { return current }
+        let entries = try FeedDocument.parse(body.data, contentType: body.contentType, base: body.finalURL)
+        let fetchedAt = now()
+        return state.withLock { state in
+            state.etag = body.etag
+            state.lastModified = body.lastModified
+            // What the store already shows wins (with Redis it may come from another instance).
+            var shown: [String: Date] = [:]
+            if entries.contains(where: { $0.date == nil }) {
+                for item in current { shown[item.id] = item.createdAt }
+            }
+            var seen = Set<String>()
+            var firstSeen: [String: Date] = [:]
+            var items: [FeedItem] = []
+            items.reserveCapacity(entries.count)
+            for (position, entry) in entries.enumerated() where seen.insert(entry.id).inserted {
+                let date =
+                    entry.date ?? shown[entry.id] ?? state.firstSeen[entry.id]
+                    ?? fetchedAt.addingTimeInterval(-Double(position) / 1000)
+                if entry.date == nil { firstSeen[entry.id] = date }
+                items.append(
+                    FeedItem(
+                        id: entry.id, title: entry.title, body: entry.body, createdAt: date, url: entry.url))
+            }
+            state.firstSeen = firstSeen
+            return items.sorted(by: FeedItem.newestFirst)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Testing
+
+@testable import Upstream
+
+@Suite("HTML to plain text")
+struct PlainTextTests {
+    @Test(arguments: [
+        ("<p>One</p><p>Two</p>", "One Two"),
+        ("a &amp; b &lt;c&gt; &#39;d&#x27; &quot;e&quot;", "a & b <c> 'd' \"e\""),
+        ("<script>alert('x')</script>Safe<style>p{}</style>", "Safe"),
+        ("<!-- hidden -->Shown", "Shown"),
+        ("Fish &chips; &#0; &#xZZ;", "Fish &chips; &#0; &#xZZ;"),  // unknown or invalid: left as text
+        ("  spaced \n\t out  ", "spaced out"),
+        ("<a href=\"javascript:alert(1)\">link</a> text", "link text"),
+        ("unclosed <b", "unclosed"),
+    ])
+    func converts(html: String, text: String) {
+        #expect(PlainText.from(html: html, limit: 100) == text)
+    }
+
+    @Test func cutsAtTheLimit() {
+        #expect(PlainText.from(html: "<b>héllo</b> wörld", limit: 7) == "héllo w")
+    }
+}
