@@ -9,7 +9,7 @@ ARGS ?=
 PYTHON ?= python3
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
-.PHONY: cluster-deps cluster-test
+.PHONY: cluster-deps cluster-test browser-test-https
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source).
@@ -118,6 +118,10 @@ js-test:
 browser-test: build-debug browser-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/browser
 
+## The same browser suite once more over HTTPS (a certificate made by openssl for the run).
+browser-test-https: build-debug browser-deps ops-deps
+	PTR_BROWSER_TLS=1 PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/browser
+
 ## The gesture in WebKitGTK with real (GTK-synthesized) touch events, under Xvfb.
 webkit-test: build-debug webkit-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh /usr/bin/python3 -m pytest -q Tests/webkit
@@ -137,7 +141,7 @@ cluster-test: build-debug cluster-deps browser-deps
 ## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests.
-test: deps lint client-check swift-test js-test contract-test browser-test webkit-test ops-test cluster-test
+test: deps lint client-check swift-test js-test contract-test browser-test browser-test-https webkit-test ops-test cluster-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

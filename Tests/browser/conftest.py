@@ -2,7 +2,9 @@
 per test (port 0, 127.0.0.1), a fresh emulated phone tab per test.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh), CHROMIUM (browser binary),
-PTR_UPDATE_SCREENSHOTS=1 (copy the state screenshots into docs/screenshots/).
+PTR_UPDATE_SCREENSHOTS=1 (copy the state screenshots into docs/screenshots/),
+PTR_BROWSER_TLS=1 (the whole suite over HTTPS: every server gets a certificate made by openssl for
+this run, Chromium runs with --ignore-certificate-errors, Python clients trust the certificate).
 """
 import contextlib
 import glob
@@ -28,6 +30,22 @@ ARTIFACTS = os.path.join(HERE, "artifacts")
 CACHE = os.path.join(HERE, ".cache")
 SCREENSHOTS = os.path.join(ROOT, "docs", "screenshots")
 AXE_WHEEL = "axe-playwright-python==0.1.8"
+OVER_TLS = os.environ.get("PTR_BROWSER_TLS") == "1"
+
+
+def _make_test_certificate():
+    """A self-signed certificate for 127.0.0.1 and localhost, valid for this run only. Python's
+    default HTTPS context reads SSL_CERT_FILE each time it is made, so urllib trusts it."""
+    folder = tempfile.mkdtemp(prefix="ptr-tls-")
+    cert, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=60)
+    os.environ["SSL_CERT_FILE"] = cert
+    return cert, key
+
+
+TEST_CERTIFICATE = _make_test_certificate() if OVER_TLS else None
 
 
 def _binary(env, default, names=()):
@@ -93,7 +111,7 @@ def launch_chromium(extra_args=()):
 
 @pytest.fixture(scope="session")
 def browser():
-    with launch_chromium() as cdp:
+    with launch_chromium(["--ignore-certificate-errors"] if OVER_TLS else []) as cdp:
         yield cdp
 
 
@@ -133,6 +151,8 @@ def server(tmp_path):
             args += ["--data", data]
         if source is not None:
             args += ["--source", source]
+        if TEST_CERTIFICATE:
+            args += ["--tls-cert", TEST_CERTIFICATE[0], "--tls-key", TEST_CERTIFICATE[1]]
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         started.append(proc)
         deadline = time.monotonic() + 20
@@ -149,7 +169,7 @@ def server(tmp_path):
                     continue
                 line += chunk
         url = line.decode().strip().split()[-1]
-        assert url.startswith("http://127.0.0.1:"), line
+        assert url.startswith(("https" if OVER_TLS else "http") + "://127.0.0.1:"), line
         return Server(proc, url, data)
 
     yield start
