@@ -142,7 +142,7 @@ def pull_to_paint(cdp, Page, url: str, data_file: str, items: list, next_id: lis
         added = []
         for _ in range(3):
             next_id[0] += 1
-            added.append(dict(newest, id=next_id[0], title=f"Slow-link item {next_id[0]}",
+            added.append(dict(newest, id=str(next_id[0]), title=f"Slow-link item {next_id[0]}",
                               createdAt=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + next_id[0]))))
         items[:0] = added[::-1]
         with open(data_file, "w") as f:
@@ -180,7 +180,8 @@ def main() -> int:
             for mode in ("browser", "identity"):
                 paints[mode].append(first_paint(cdp, Page, url, identity=mode == "identity"))
                 base.log(f"  FCP {mode:8}: {paints[mode][-1]}")
-        next_id = [max(item["id"] for item in items)]
+        # Ids are strings in the feed since --source; this data file's are decimal numbers.
+        next_id = [max(int(item["id"]) for item in items)]
         pulls = []
         for _ in range(RUNS):
             pulls.append(pull_to_paint(cdp, Page, url, data, items, next_id))
