@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,26 +41,11 @@ def ensure_tools() -> None:
                   os.path.join(base.ROOT, "Tests", "browser", "requirements.txt")])
 
 
-def start_chromium(profile: str):
+def chromium_client():
+    """The browser suite's DevTools client and Chromium launcher (Tests/browser/cdp.py)."""
     sys.path.insert(0, os.path.join(base.ROOT, "Tests", "browser"))
-    from cdp import CDP, Page  # noqa: E402  (the browser suite's DevTools client)
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"]
-    proc = base.spawn(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    port_file = os.path.join(profile, "DevToolsActivePort")
-    deadline = time.time() + 30
-    while True:
-        if os.path.exists(port_file):
-            lines = open(port_file).read().split("\n")
-            if len(lines) >= 2 and lines[1].strip():
-                break
-        if proc.poll() is not None or time.time() > deadline:
-            raise RuntimeError("chromium did not start")
-        time.sleep(0.05)
-    return proc, CDP(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}"), Page
+    import cdp  # noqa: E402
+    return cdp
 
 
 def open_tab(cdp, Page, identity: bool):
@@ -158,6 +142,22 @@ def pull_to_paint(cdp, Page, url: str, data_file: str, items: list, next_id: lis
         close_tab(cdp, handles)
 
 
+def measure(cdp, Page, url: str, data: str, items: list) -> tuple[dict, list]:
+    """RUNS first paints per encoding, then RUNS pulls; each in a fresh tab."""
+    paints = {"browser": [], "identity": []}
+    for _ in range(RUNS):
+        for mode in ("browser", "identity"):
+            paints[mode].append(first_paint(cdp, Page, url, identity=mode == "identity"))
+            base.log(f"  FCP {mode:8}: {paints[mode][-1]}")
+    # Ids are strings in the feed since --source; this data file's are decimal numbers.
+    next_id = [max(int(item["id"]) for item in items)]
+    pulls = []
+    for _ in range(RUNS):
+        pulls.append(pull_to_paint(cdp, Page, url, data, items, next_id))
+        base.log(f"  pull: {pulls[-1]}")
+    return paints, pulls
+
+
 def main() -> int:
     base.log(f"PullRefresh slow-link benchmark: Chromium, {RTT_MS} ms RTT, {KBIT} kbit/s, {RUNS} run(s)")
     ensure_tools()
@@ -165,28 +165,15 @@ def main() -> int:
         base.build()
     workdir = tempfile.mkdtemp(prefix="pullrefresh-slowlink-")
     base._temp_dirs.append(workdir)
-    chromium = None
+    client = chromium_client()
+    Page = client.Page
     try:
         data, _ = compression.feed_data(workdir)
         with open(data) as f:
             items = json.load(f)["items"]
         server = base.ours(["--data", data, "--max-items", "500", "--reload-delay", f"{RELOAD_DELAY}s"])
-        profile = os.path.join(workdir, "chromium")
-        os.makedirs(profile)
-        chromium, cdp, Page = start_chromium(profile)
-        url = server.url + "/"
-        paints = {"browser": [], "identity": []}
-        for _ in range(RUNS):
-            for mode in ("browser", "identity"):
-                paints[mode].append(first_paint(cdp, Page, url, identity=mode == "identity"))
-                base.log(f"  FCP {mode:8}: {paints[mode][-1]}")
-        # Ids are strings in the feed since --source; this data file's are decimal numbers.
-        next_id = [max(int(item["id"]) for item in items)]
-        pulls = []
-        for _ in range(RUNS):
-            pulls.append(pull_to_paint(cdp, Page, url, data, items, next_id))
-            base.log(f"  pull: {pulls[-1]}")
-        cdp.close()
+        with client.launch_chromium() as cdp:
+            paints, pulls = measure(cdp, Page, server.url + "/", data, items)
     finally:
         base.stop_all()
     rows = ["| measure (Chromium, 400 ms RTT, 400 kbit/s) | median | runs |", "|---|---:|---|"]

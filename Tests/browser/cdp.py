@@ -3,8 +3,14 @@
 Every wait is bounded: a hung page or server fails the test instead of hanging the suite.
 """
 import base64
+import contextlib
 import itertools
 import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
 import threading
 import time
 
@@ -174,3 +180,51 @@ class Page:
         data = self.send("Page.captureScreenshot", format="png", timeout=20)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
+
+
+@contextlib.contextmanager
+def launch_chromium(extra_args=()):
+    """Debian's Chromium, headless, in a throwaway profile; yields a CDP client of the browser.
+    `extra_args` is for callers that need a flag more (the HTTPS runs trust their test
+    certificate with --ignore-certificate-errors). Used by the browser suite, the HTTPS smoke
+    test and bench/slowlink.py."""
+    exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") \
+        or shutil.which("google-chrome")
+    if not exe:
+        raise CDPError("chromium not found: apt-get install -y --no-install-recommends chromium fonts-liberation")
+    profile = tempfile.mkdtemp(prefix="ptr-chrome-")
+    args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-features=Translate,MediaRouter,OptimizationHints",
+            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            *extra_args, f"--user-data-dir={profile}", "about:blank"]
+    log = open(os.path.join(profile, "chrome.log"), "wb")
+    proc = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    deadline = time.monotonic() + 30
+    while True:
+        if os.path.exists(port_file):
+            lines = open(port_file).read().split("\n")
+            if len(lines) >= 2 and lines[1].strip():
+                break
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise CDPError("chromium did not start: " + open(os.path.join(profile, "chrome.log")).read()[-2000:])
+        time.sleep(0.05)
+    cdp = CDP(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}")
+    try:
+        yield cdp
+    finally:
+        try:
+            cdp.send("Browser.close", timeout=5)
+        except Exception:
+            pass
+        cdp.close()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the browser's own process group, started above
+            proc.wait(5)
+        log.close()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -6,7 +6,6 @@ PTR_UPDATE_SCREENSHOTS=1 (copy the state screenshots into docs/screenshots/),
 PTR_BROWSER_TLS=1 (the whole suite over HTTPS: every server gets a certificate made by openssl for
 this run, Chromium runs with --ignore-certificate-errors, Python clients trust the certificate).
 """
-import contextlib
 import glob
 import json
 import os
@@ -22,7 +21,7 @@ import zipfile
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cdp import CDP, Page  # noqa: E402
+from cdp import Page, launch_chromium  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,53 +61,6 @@ def _binary(env, default, names=()):
 
 
 # --- the browser ------------------------------------------------------------------------
-@contextlib.contextmanager
-def launch_chromium(extra_args=()):
-    """Debian's Chromium, headless, in a throwaway profile; yields a CDP client of the browser.
-    `extra_args` is for suites that need a flag more (the HTTPS smoke test trusts its test
-    certificate with --ignore-certificate-errors)."""
-    exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") \
-        or shutil.which("google-chrome")
-    if not exe:
-        pytest.fail("chromium not found: apt-get install -y --no-install-recommends chromium fonts-liberation")
-    profile = tempfile.mkdtemp(prefix="ptr-chrome-")
-    args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-features=Translate,MediaRouter,OptimizationHints",
-            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-            *extra_args, f"--user-data-dir={profile}", "about:blank"]
-    log = open(os.path.join(profile, "chrome.log"), "wb")
-    proc = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
-    port_file = os.path.join(profile, "DevToolsActivePort")
-    deadline = time.monotonic() + 30
-    while True:
-        if os.path.exists(port_file):
-            lines = open(port_file).read().split("\n")
-            if len(lines) >= 2 and lines[1].strip():
-                break
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("chromium did not start: " + open(os.path.join(profile, "chrome.log")).read()[-2000:])
-        time.sleep(0.05)
-    cdp = CDP(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}")
-    try:
-        yield cdp
-    finally:
-        try:
-            cdp.send("Browser.close", timeout=5)
-        except Exception:
-            pass
-        cdp.close()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the browser's own process group, started above
-            proc.wait(5)
-        log.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
 def browser():
     with launch_chromium(["--ignore-certificate-errors"] if OVER_TLS else []) as cdp:
