@@ -195,18 +195,6 @@ struct EventStreamTests {
         #expect(app.events.openStreams == 0)
     }
 
-    @Test(arguments: [
-        (["--heartbeat", "10ms"], "--heartbeat must be at least 100ms"),
-        (["--heartbeat", "often"], "--heartbeat must be a duration"),
-        (["--max-streams", "-1"], "--max-streams must be an integer from 0 to 100000"),
-    ])
-    func badStreamFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
-        let result = try await ProcessTests.run(arguments)
-        #expect(result.status == 2)
-        #expect(result.stderr.contains(message), "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1)
-    }
-
     @Test func sigtermWithOpenStreamsExitsZero() async throws {
         let server = try await RawConnection.offPool {
             try ProcessTests.Running(["--quiet", "--grace", "2", "--heartbeat", "200ms"])

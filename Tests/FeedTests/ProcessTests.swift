@@ -185,6 +185,9 @@ struct ProcessTests {
         ),
         (["--source-connect-timeout", "forever"], "--source-connect-timeout must be a duration"),
         (["--source-max-bytes", "-1"], "--source-max-bytes must be an integer"),
+        (["--heartbeat", "10ms"], "--heartbeat must be at least 100ms"),
+        (["--heartbeat", "often"], "--heartbeat must be a duration"),
+        (["--max-streams", "-1"], "--max-streams must be an integer from 0 to 100000"),
     ])
     func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
         let result = try await Self.run(arguments)
