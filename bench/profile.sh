@@ -4,6 +4,7 @@
 #   bench/profile.sh [PATH] [SECONDS] [EXTRA SERVER FLAGS...]
 #   e.g. bench/profile.sh /api/items 5
 #        bench/profile.sh / 5 --connection-memory 16384
+#        PROFILE_HEADER='Accept-Encoding: gzip, deflate, br' bench/profile.sh /api/items 5
 #
 # Uses `perf record -g` (callgrind cannot run the server: valgrind 3.19 crashes in libdispatch's
 # signal thread, which the SIGTERM handling starts). For in-process work use callgrind on
@@ -30,8 +31,11 @@ server_pid=$!
 for _ in $(seq 50); do grep -q listening "$out/server.txt" 2>/dev/null && break; sleep 0.1; done
 port=$(grep -o '[0-9]*$' "$out/server.txt")
 url="http://127.0.0.1:$port$path"
-taskset -c 1 wrk -t1 -c64 -d2s "$url" > /dev/null            # warm-up
-taskset -c 1 wrk -t1 -c64 -d"$((seconds + 1))s" "$url" > "$out/wrk.txt" &
+# wrk's -H, when PROFILE_HEADER names a request header (e.g. to profile compressed responses).
+header_args=()
+if [ -n "${PROFILE_HEADER:-}" ]; then header_args=(-H "$PROFILE_HEADER"); fi
+taskset -c 1 wrk -t1 -c64 -d2s "${header_args[@]}" "$url" > /dev/null            # warm-up
+taskset -c 1 wrk -t1 -c64 -d"$((seconds + 1))s" "${header_args[@]}" "$url" > "$out/wrk.txt" &
 wrk_pid=$!
 sleep 0.5
 perf record -F 4999 -g -p "$server_pid" -o "$out/perf.data" -- sleep "$seconds" > /dev/null 2>&1

@@ -11,8 +11,8 @@ import Compression
 enum AcceptEncoding {
     /// The coding to send for `header`, given which compressed variants exist.
     static func choose(_ header: String?, brotli: Bool, gzip: Bool) -> ContentCoding {
-        guard var text = header, brotli || gzip else { return .identity }
-        let qualities = text.withUTF8 { parse($0) }
+        guard let header, brotli || gzip else { return .identity }
+        let qualities = qualities(header)
         func resolve(_ quality: Int, otherwise: Int) -> Int {
             quality >= 0 ? quality : (qualities.star >= 0 ? qualities.star : otherwise)
         }
@@ -25,8 +25,29 @@ enum AcceptEncoding {
         return .identity
     }
 
+    /// What browsers send today (Chromium, Firefox, Safari; curl's `--compressed`), parsed once:
+    /// comparing the header with these few strings is cheaper than parsing it on every request.
+    private static let common: [(header: String, qualities: Qualities)] = [
+        "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "deflate, gzip, br, zstd",
+        "deflate, gzip",
+    ].map { header in
+        var text = header
+        return (header, text.withUTF8 { parse($0) })
+    }
+
+    /// The header's qualities: from ``common`` when it is one of those, else parsed.
+    static func qualities(_ header: String) -> Qualities {
+        // `==` on strings does not look at their lengths first; most candidates differ in length.
+        let length = header.utf8.count
+        for entry in common where entry.header.utf8.count == length && entry.header == header {
+            return entry.qualities
+        }
+        var text = header
+        return text.withUTF8 { parse($0) }
+    }
+
     /// Qualities in thousandths; -1 where the header does not name the coding.
-    struct Qualities: Equatable {
+    struct Qualities: Equatable, Sendable {
         var br = -1
         var gzip = -1
         var identity = -1

@@ -83,7 +83,8 @@ final class Representation: Sendable {
     /// names the ETag of any variant.
     func response(to request: Request) -> Response {
         let chosen = variant(acceptEncoding: request.headers["Accept-Encoding"])
-        if let notModified = chosen.notModified, let header = request.headers["If-None-Match"],
+        // Most requests carry no validator: only then is the 304 looked at (and copied).
+        if let header = request.headers["If-None-Match"], let notModified = chosen.notModified,
             matches(header)
         {
             return notModified

@@ -7,6 +7,18 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var version = -1
         var entries: [Key: Value] = [:]
+        /// The entry found last: most requests ask for the same few keys (the first page), and
+        /// comparing one key is cheaper than hashing it.
+        var recent: (key: Key, value: Value)?
+
+        /// The value for `key` at `version`, remembered as the recent entry.
+        mutating func find(_ key: Key, at version: Int) -> Value? {
+            guard self.version == version else { return nil }
+            if let recent, recent.key == key { return recent.value }
+            guard let value = entries[key] else { return nil }
+            recent = (key, value)
+            return value
+        }
     }
 
     private let state = Mutex(State())
@@ -25,7 +37,7 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The cached value for `key` if the cache holds `version`.
     func lookup(version: Int, key: Key) -> Value? {
-        let found = state.withLock { state in state.version == version ? state.entries[key] : nil }
+        let found = state.withLock { state in state.find(key, at: version) }
         if found != nil { hits.add(1, ordering: .relaxed) }
         return found
     }
@@ -33,9 +45,7 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The cached value for `key` at `version`, or the result of `make`, stored for next time.
     /// Rendering happens outside the lock; two threads may render the same value once each.
     func value(version: Int, key: Key, make: () throws -> Value) rethrows -> Value {
-        let cached = state.withLock { state -> Value? in
-            state.version == version ? state.entries[key] : nil
-        }
+        let cached = state.withLock { state in state.find(key, at: version) }
         if let cached {
             hits.add(1, ordering: .relaxed)
             return cached
@@ -46,9 +56,13 @@ final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if version > state.version {
                 state.version = version
                 state.entries.removeAll(keepingCapacity: true)
+                state.recent = nil
             }
             guard version == state.version else { return }
-            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            if state.entries.count >= capacity {
+                state.entries.removeAll(keepingCapacity: true)
+                state.recent = nil
+            }
             state.entries[key] = fresh
         }
         return fresh

@@ -64,14 +64,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension String {
     /// ASCII case-insensitive comparison; header names are ASCII tokens, so this avoids
-    /// allocating lowercased copies on every lookup.
+    /// allocating lowercased copies on every lookup. It runs several times per request (a
+    /// lookup compares every field's name), so the usual outcomes come first: a different
+    /// length, or the very same spelling (one memory comparison).
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let lhs = self.utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        if self == other { return true }
         var right = rhs.makeIterator()
         for a in lhs {
             guard let b = right.next() else { return false }
+            // Equal, or the same letter in the other case (only letters differ by 0x20 alone).
             if a != b, a | 0x20 != b | 0x20 || !(97...122).contains(a | 0x20) { return false }
         }
         return true

@@ -7,13 +7,17 @@ import Synchronization
 /// A libmicrohttpd response is immutable once queued (connections read its header list while
 /// sending), so per-request headers such as `X-Request-Id` cannot be added to one shared
 /// object. Instead each prepared response keeps a small pool of libmicrohttpd responses over
-/// the same body bytes: a request borrows one (``lease(adding:)``), swaps the per-request
-/// headers (one delete and one add each), and gives it back when libmicrohttpd reports the
-/// request complete. Nothing is copied per request and only the swapped headers allocate.
+/// the same body bytes: a request borrows one (``lease(serverHeaders:requestID:)``), swaps the
+/// previous borrower's `X-Request-Id` for its own (one delete and one add; the server's
+/// constant headers are added once per pooled response), and gives it back when libmicrohttpd
+/// reports the request complete. Nothing is copied per request and only the swapped id allocates.
 final class PreparedResponse: @unchecked Sendable {
     private struct Spare: @unchecked Sendable {
         let handle: OpaquePointer
-        var added: [(name: String, value: String)]
+        /// The server headers on `handle`, or nil when it has none yet.
+        var serverHeaders: ServerHeaders?
+        /// The last borrower's `X-Request-Id` on `handle`, or nil when it has none.
+        var requestID: String?
     }
 
     private let headers: HTTPHeaders
@@ -27,7 +31,7 @@ final class PreparedResponse: @unchecked Sendable {
         bytes = ResponseBytes(response.body)
         // The first response checks the headers and becomes the first spare.
         guard let first = makeHandle() else { return nil }
-        spares.withLock { $0.append(Spare(handle: first, added: [])) }
+        spares.withLock { $0.append(Spare(handle: first)) }
     }
 
     /// A new libmicrohttpd response over the shared bytes with the prepared headers, or nil if
@@ -48,30 +52,42 @@ final class PreparedResponse: @unchecked Sendable {
         return created
     }
 
-    /// A response for one request carrying `extra` headers on top of the prepared ones; give it
-    /// back with ``giveBack(_:)`` once libmicrohttpd completed the request.
-    func lease(adding extra: [(name: String, value: String)]) -> ResponseLease? {
-        var spare = spares.withLock { $0.popLast() }
-        if spare == nil {
+    /// A response for one request carrying the server's headers and `requestID` on top of the
+    /// prepared ones; give it back with ``giveBack(_:)`` once libmicrohttpd completed the request.
+    func lease(serverHeaders: ServerHeaders, requestID: String) -> ResponseLease? {
+        var spare: Spare
+        if let pooled = spares.withLock({ $0.popLast() }) {
+            spare = pooled
+        } else {
             guard let handle = makeHandle() else { return nil }
-            spare = Spare(handle: handle, added: [])
+            spare = Spare(handle: handle)
         }
-        guard var spare else { return nil }
-        for field in spare.added {
-            _ = MHD_del_response_header(spare.handle, field.name, field.value)
+        if spare.serverHeaders !== serverHeaders {
+            // Only when one body is served by two servers with different options (tests).
+            for field in spare.serverHeaders?.fields ?? [] {
+                _ = MHD_del_response_header(spare.handle, field.name, field.value)
+            }
+            for field in serverHeaders.fields {
+                _ = MHD_add_response_header(spare.handle, field.name, field.value)
+            }
+            spare.serverHeaders = serverHeaders
         }
-        spare.added.removeAll(keepingCapacity: true)
-        for field in extra where MHD_add_response_header(spare.handle, field.name, field.value) == .YES {
-            spare.added.append(field)
+        if let previous = spare.requestID {
+            _ = MHD_del_response_header(spare.handle, RequestID.headerName, previous)
         }
-        return ResponseLease(owner: self, handle: spare.handle, added: spare.added)
+        // Request ids are checked header-safe (or made up), so libmicrohttpd takes them.
+        _ = MHD_add_response_header(spare.handle, RequestID.headerName, requestID)
+        return ResponseLease(
+            owner: self, handle: spare.handle, serverHeaders: serverHeaders, requestID: requestID)
     }
 
     /// Returns a leased response to the pool (or frees it when the pool is full).
     func giveBack(_ lease: ResponseLease) {
+        let spare = Spare(
+            handle: lease.handle, serverHeaders: lease.serverHeaders, requestID: lease.requestID)
         let kept = spares.withLock { spares -> Bool in
             guard spares.count < PreparedResponse.poolLimit else { return false }
-            spares.append(Spare(handle: lease.handle, added: lease.added))
+            spares.append(spare)
             return true
         }
         if !kept { MHD_destroy_response(lease.handle) }

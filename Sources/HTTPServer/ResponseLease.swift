@@ -1,9 +1,12 @@
 /// A libmicrohttpd response lent to one request by a ``PreparedResponse``: its prepared
-/// headers plus the request's own (`X-Request-Id`, HSTS), which the next borrower swaps.
+/// headers, the server's headers and the request's `X-Request-Id`, which the next borrower
+/// swaps for its own.
 struct ResponseLease: @unchecked Sendable {
     /// Keeps the lender (and its pool) alive until the lease is given back.
     let owner: PreparedResponse
     let handle: OpaquePointer
-    /// The per-request headers on `handle` now.
-    var added: [(name: String, value: String)]
+    /// The server headers on `handle`.
+    let serverHeaders: ServerHeaders
+    /// The `X-Request-Id` value on `handle`.
+    let requestID: String
 }

@@ -36,8 +36,6 @@ public struct Router: Sendable {
     public typealias ErrorRenderer = @Sendable (any HTTPResponseError, Request) -> Response
 
     private var routes: [Route] = []
-    /// Routes without parameters, by path: found with one hash lookup instead of a scan.
-    private var literalRoutes: [String: Int] = [:]
     private var errorRenderer: ErrorRenderer
     private let logger: Logger
 
@@ -53,7 +51,6 @@ public struct Router: Sendable {
         if let index = routes.firstIndex(where: { $0.pattern == pattern }) {
             routes[index].set(method, handler)
         } else {
-            if pattern.isLiteral { literalRoutes[path] = routes.count }
             routes.append(Route(pattern: pattern, handlers: [(method, handler)]))
         }
     }
@@ -75,11 +72,13 @@ public struct Router: Sendable {
     public func route(_ request: consuming Request) -> Outcome {
         var allowed: Set<String> = []
         var found: (handler: Handler, parameters: [String: String], index: Int)?
-        let literal = literalRoutes[request.path]
         for (index, route) in routes.enumerated() {
             let parameters: [String: String]
             if route.pattern.isLiteral {
-                guard index == literal else { continue }
+                // Comparing the path with each literal route is cheaper than hashing it: the
+                // lengths differ for most (checked first: `==` does not), and an app has a handful.
+                let literal = route.pattern.description
+                guard literal.utf8.count == request.path.utf8.count, literal == request.path else { continue }
                 parameters = [:]
             } else {
                 guard let captured = route.pattern.match(request.path) else { continue }
@@ -101,7 +100,7 @@ public struct Router: Sendable {
             if allowed.contains("GET") { allowed.insert("HEAD") }
             return .response(errorRenderer(HTTPError.methodNotAllowed(allowed: allowed.sorted()), request))
         }
-        var routed = request
+        var routed = consume request
         if !found.parameters.isEmpty { routed.parameters = found.parameters }
         let index = found.index
         switch found.handler {

@@ -23,7 +23,7 @@ final class ServerCore: @unchecked Sendable {
     /// Per-request series, when metrics are on.
     let metrics: ServerMetrics?
     /// Headers every response carries, from the options (HSTS).
-    let extraHeaders: [(name: String, value: String)]
+    let serverHeaders: ServerHeaders
     /// libmicrohttpd's messages before the daemon runs: the reason it refused to start.
     private let earlyMessages = Mutex<[String]>([])
     private let started = Atomic<Bool>(false)
@@ -40,7 +40,7 @@ final class ServerCore: @unchecked Sendable {
         if options.tls != nil, options.strictTransportSecurity {
             extra.append((name: "Strict-Transport-Security", value: "max-age=31536000"))
         }
-        extraHeaders = extra
+        serverHeaders = ServerHeaders(extra)
         logTarget.initialize(
             to: prh_log_target(sink: mhdLogSink, context: Unmanaged.passUnretained(self).toOpaque()))
     }

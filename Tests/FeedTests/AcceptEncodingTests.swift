@@ -51,6 +51,21 @@ struct AcceptEncodingTests {
         #expect(AcceptEncoding.choose(header, brotli: true, gzip: true) == expected)
     }
 
+    /// The values browsers send are answered from a table parsed at start; these are their
+    /// qualities written out by hand, and a near miss that must still be parsed.
+    @Test(
+        arguments: [
+            ("gzip, deflate, br, zstd", AcceptEncoding.Qualities(br: 1000, gzip: 1000)),
+            ("gzip, deflate, br", AcceptEncoding.Qualities(br: 1000, gzip: 1000)),
+            ("gzip, deflate", AcceptEncoding.Qualities(gzip: 1000)),
+            ("deflate, gzip", AcceptEncoding.Qualities(gzip: 1000)),
+            ("gzip, deflate, br;q=0", AcceptEncoding.Qualities(br: 0, gzip: 1000)),
+            ("gzip, deflate, br ", AcceptEncoding.Qualities(br: 1000, gzip: 1000)),
+        ])
+    func browserValuesHaveTheirQualities(header: String, expected: AcceptEncoding.Qualities) {
+        #expect(AcceptEncoding.qualities(header) == expected)
+    }
+
     @Test func onlyOffersVariantsThatExist() {
         #expect(AcceptEncoding.choose("br", brotli: false, gzip: true) == .identity)
         #expect(AcceptEncoding.choose("br, gzip;q=0.1", brotli: false, gzip: true) == .gzip)

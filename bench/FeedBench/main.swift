@@ -2,8 +2,9 @@
 // version — the HTML page (PageRenderer.page) and the JSON items (FeedApp.encodeItems) — for a
 // 100-item snapshot. Run in release mode: `swift build -c release --product feed-bench`, then
 // `.build/release/feed-bench [--templates Templates] [--seconds 2] [--items 100]`.
-// `--profile page|json N` runs one operation N times untimed (for callgrind); `--dump page|json`
-// writes the body to stdout, so a change to the renderer or encoder can be checked byte for byte.
+// `--profile page|json|route N` runs one operation N times untimed (for callgrind; `route` is a
+// cached `GET --path P` (default /api/items) through the app's router, with the compression
+// benchmark's headers: the socket-free part of the server's work); `--dump page|json` writes the body to stdout, so a change to the renderer or encoder can be checked byte for byte.
 // `--sizes 50,500,5000,50000` instead measures, for stores of each size, the cold work the server
 // does per version for `/`: render the first page (--page-size items, default 30) and compress it
 // with gzip and brotli at the settings the server uses for it, plus the bytes of each encoding
@@ -15,13 +16,18 @@
 import Compression
 import Feed
 import Foundation
+import HTTPServer
 import Mustache
 
 struct Options {
     var templates = "Templates"
+    /// The static files folder, for the app `--profile route` builds.
+    var publicDirectory = "Public"
+    /// The path `--profile route` asks for.
+    var path = "/api/items"
     var seconds = 2.0
     var items = 100
-    /// `--profile page|json N`: run only that operation N times, untimed (for callgrind).
+    /// `--profile page|json|route N`: run only that operation N times, untimed (for callgrind).
     var profile: (what: String, count: Int)?
     /// `--dump page|json`: write that body to stdout (to check a change keeps the bytes).
     var dump: String?
@@ -39,6 +45,8 @@ struct Options {
         while index < arguments.count {
             switch arguments[index] {
             case "--templates": templates = next()
+            case "--public": publicDirectory = next()
+            case "--path": path = next()
             case "--seconds": seconds = Double(next()) ?? seconds
             case "--items": items = Int(next()) ?? items
             case "--dump": dump = next()
@@ -55,7 +63,9 @@ struct Options {
 
     static func usage(_ message: String) -> Never {
         FileHandle.standardError.write(
-            Data("feed-bench: \(message)\nusage: feed-bench [--templates DIR] [--seconds S] [--items N] [--profile page|json COUNT] [--dump page|json]\n".utf8))
+            Data(
+                "feed-bench: \(message)\nusage: feed-bench [--templates DIR] [--seconds S] [--items N] [--public DIR] [--path P] [--profile page|json|route COUNT] [--dump page|json]\n"
+                    .utf8))
         exit(2)
     }
 }
@@ -78,7 +88,8 @@ func measure(_ name: String, seconds: Double, _ body: () throws -> Int) rethrows
         sink &+= try body()
         calibration += 1
     }
-    let warmSeconds = Double((clock.now - warmStart).components.attoseconds) / 1e18
+    let warmSeconds =
+        Double((clock.now - warmStart).components.attoseconds) / 1e18
         + Double((clock.now - warmStart).components.seconds)
     let perCall = warmSeconds / Double(calibration)
     let callsPerBatch = max(1, Int(seconds / 5 / perCall))
@@ -122,7 +133,8 @@ do {
             return store
         }
         func page(_ store: FeedSnapshot) throws -> [UInt8] {
-            try renderer.page(store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
+            try renderer.page(
+                store, language: "en", layout: .list, explicitLanguage: false, pageSize: options.pageSize)
         }
         // The first page of `/` is compressed with the `.dense` brotli effort (FeedApp.page).
         func renderAndCompress(_ store: FeedSnapshot) throws -> Int {
@@ -160,7 +172,8 @@ do {
             let totalFastest = total[index].min() ?? 0
             print(
                 String(
-                    format: "%6d items: page %6d B, gzip %5d B, br %5d B; render %7.1f µs, render + gzip + br %7.1f µs",
+                    format:
+                        "%6d items: page %6d B, gzip %5d B, br %5d B; render %7.1f µs, render + gzip + br %7.1f µs",
                     count, identity.count, gzip.count, brotli.count, renderFastest, totalFastest))
             rows.append(
                 "\"\(count)\":{\"identity\":\(identity.count),\"gzip\":\(gzip.count),\"br\":\(brotli.count),"
@@ -186,11 +199,27 @@ do {
     }
     if let (what, count) = options.profile {
         var sink = 0
+        // The socket-free part of a cached GET: what the server's C callbacks hand to the router
+        // for the compression benchmark's request (wrk's headers and a browser's Accept-Encoding),
+        // routed and answered from the response cache.
+        let app = FeedApp(
+            store: FeedStore(
+                initial: generator.initialItems(count: options.items), source: generator, delay: .zero,
+                maxItems: max(options.items, 1), now: fixedNow),
+            renderer: renderer, files: try StaticFiles(directory: options.publicDirectory),
+            logger: Logger(quiet: true))
+        let router = app.router()
+        let browserGET = Request(
+            method: "GET", path: options.path,
+            headers: ["Host": "127.0.0.1:8080", "Accept-Encoding": "gzip, deflate, br"])
         for _ in 0..<count {
             switch what {
-            case "page": sink &+= try renderer.page(big, language: "en", layout: .list, explicitLanguage: false).count
+            case "route":
+                if case .response(let response) = router.route(browserGET) { sink &+= response.body.count }
+            case "page":
+                sink &+= try renderer.page(big, language: "en", layout: .list, explicitLanguage: false).count
             case "json": sink &+= FeedApp.encodeItems(big, limit: options.items).count
-            default: Options.usage("--profile takes page or json")
+            default: Options.usage("--profile takes page, json or route")
             }
         }
         print("feed-bench: profiled \(count) × \(what), \(sink / max(count, 1)) bytes each")
