@@ -37,7 +37,7 @@ let package = Package(
             name: "pullrefresh",
             dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
         .executableTarget(
-            name: "feed-bench", dependencies: ["HTTPServer", "Mustache", "Feed", "Compression"],
+            name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),

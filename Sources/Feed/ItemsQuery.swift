@@ -83,7 +83,7 @@ struct ItemsQuery: Sendable {
 
     init() {}
 
-    init(_ request: Request) throws(HTTPError) {
+    init(_ request: borrowing Request) throws(HTTPError) {
         if let raw = request.queryValue("limit") {
             guard let value = Int(raw), (1...Self.maxLimit).contains(value) else {
                 throw HTTPError.badRequest(

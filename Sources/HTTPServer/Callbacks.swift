@@ -37,6 +37,9 @@ private func requestStartNanos(_ core: ServerCore) -> UInt64 {
     core.logger.accessLog || core.metrics != nil ? MonotonicClock.nanos() : 0
 }
 
+/// Looked up on every request (see ``CStringConstant``).
+private let contentLengthName = CStringConstant("Content-Length")
+
 /// The access handler: called for the headers, once per body chunk, then with no data.
 /// Responses are queued only from the second call on, which keeps HTTP/1.1 keep-alive working
 /// in libmicrohttpd 0.9.75 (queueing on the first call makes it answer `Connection: close`).
@@ -58,10 +61,10 @@ func mhdAccessHandler(
     let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
     if !context.started {
         context.started = true
-        context.method = method.map { String(cString: $0) } ?? ""
+        context.method = method.map(methodName) ?? ""
         context.path = url.map { String(cString: $0) } ?? ""
         assignRequestID(context, connection: connection, core: core)
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
             let declared = Int(String(cString: length)), declared > core.options.maxBodySize
         {
             // Refusing before the body is read: libmicrohttpd then closes instead of reading it.
@@ -102,14 +105,9 @@ func mhdAccessHandler(
         return .YES
     }
 
-    var request: Request
+    let request: Request
     do {
-        request = try Request(
-            method: context.method, path: Request.decodePath(context.path),
-            headers: readHeaders(connection), body: context.body)
-        request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
-        request.query = try Request.decodeQuery(context.rawQuery, limit: core.options.maxQueryParameters)
-        context.rawQuery = ""
+        request = try makeRequest(context, connection: connection, core: core)
     } catch {
         // The raw path still tells the app which error format to use (e.g. JSON under /api/).
         let bare = Request(method: context.method, path: context.path)
@@ -126,7 +124,9 @@ func mhdAccessHandler(
         return .YES
     }
 
-    switch core.router.route(request) {
+    // A refusal below answers a bare request with these headers: the router has the request.
+    let headers = request.headers
+    switch core.router.route(consume request) {
     case .response(let response):
         if let stream = response.stream, !core.reserveStream(stream) {
             // Streams are bounded apart from pending requests: they stay open for good.
@@ -134,14 +134,15 @@ func mhdAccessHandler(
             stream.closed()
             let busy = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
-            queue(core.router.response(for: busy, request: request), for: context, on: connection, core: core)
+            let bare = Request(method: context.method, path: context.path, headers: headers)
+            queue(core.router.response(for: busy, request: bare), for: context, on: connection, core: core)
             return .YES
         }
         queue(response, for: context, on: connection, core: core)
     case .deferred(let work):
         guard core.reservePending(context) else {
             let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
-            let bare = Request(method: context.method, path: context.path)
+            let bare = Request(method: context.method, path: context.path, headers: headers)
             queue(core.router.response(for: busy, request: bare), for: context, on: connection, core: core)
             return .YES
         }
@@ -153,6 +154,27 @@ func mhdAccessHandler(
         }
     }
     return .YES
+}
+
+/// The request value for the router, from what libmicrohttpd parsed and the context collected.
+private func makeRequest(
+    _ context: RequestContext, connection: OpaquePointer, core: ServerCore
+) throws(HTTPError) -> Request {
+    var request = try Request(
+        method: context.method, path: Request.decodePath(context.path),
+        headers: readHeaders(connection), body: context.body)
+    request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
+    request.query = try Request.decodeQuery(context.rawQuery, limit: core.options.maxQueryParameters)
+    context.rawQuery = ""
+    return request
+}
+
+/// The method as a string: the common ones without decoding the C string (every request has one).
+private func methodName(_ method: UnsafePointer<CChar>) -> String {
+    if strcmp(method, "GET") == 0 { return "GET" }
+    if strcmp(method, "POST") == 0 { return "POST" }
+    if strcmp(method, "HEAD") == 0 { return "HEAD" }
+    return String(cString: method)
 }
 
 /// RFC 9112 checks libmicrohttpd 0.9.75 leaves to the application: HTTP/1.1 needs `Host`, and
@@ -193,7 +215,8 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
 
 /// The client's `X-Request-Id` when it is acceptable, else a new one; a refused value is logged.
 private func assignRequestID(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
-    guard let sent = MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.headerName) else {
+    guard let sent = MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer)
+    else {
         context.requestID = RequestID.generate()
         return
     }
@@ -288,7 +311,8 @@ private func addPerRequestHeaders(to handle: OpaquePointer, context: RequestCont
     for field in core.serverHeaders.fields {
         _ = MHD_add_response_header(handle, field.name, field.value)
     }
-    _ = MHD_add_response_header(handle, RequestID.headerName, context.requestID)
+    // withCString, not the implicit conversion, which copies the string into a new array.
+    _ = context.requestID.withCString { MHD_add_response_header(handle, RequestID.cHeaderName.pointer, $0) }
 }
 
 /// A one-off libmicrohttpd response (owned by the caller): over the prepared bytes when there
@@ -323,7 +347,8 @@ private func mhdCollectPair(
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-    fields.pointee.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+    fields.pointee.append(
+        (name: CommonHeaderNames.string(key), value: value.map { String(cString: $0) } ?? ""))
     return .YES
 }
 

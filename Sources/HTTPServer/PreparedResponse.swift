@@ -72,11 +72,14 @@ final class PreparedResponse: @unchecked Sendable {
             }
             spare.serverHeaders = serverHeaders
         }
+        // withCString, not the implicit conversion, which copies each string into a new array.
         if let previous = spare.requestID {
-            _ = MHD_del_response_header(spare.handle, RequestID.headerName, previous)
+            _ = previous.withCString {
+                MHD_del_response_header(spare.handle, RequestID.cHeaderName.pointer, $0)
+            }
         }
         // Request ids are checked header-safe (or made up), so libmicrohttpd takes them.
-        _ = MHD_add_response_header(spare.handle, RequestID.headerName, requestID)
+        _ = requestID.withCString { MHD_add_response_header(spare.handle, RequestID.cHeaderName.pointer, $0) }
         return ResponseLease(
             owner: self, handle: spare.handle, serverHeaders: serverHeaders, requestID: requestID)
     }

@@ -4,6 +4,8 @@ import Synchronization
 /// (safe in headers, logs and JSON without escaping); otherwise a new 16-hex-digit id is made.
 enum RequestID {
     static let headerName = "X-Request-Id"
+    /// `headerName` for libmicrohttpd's calls, which take it on every request.
+    static let cHeaderName = CStringConstant("X-Request-Id")
     static let maxLength = 64
 
     /// Why a client's value was refused, or nil when it is acceptable.

@@ -31,6 +31,8 @@ struct LiveServerTests {
             return .text("released")
         }
         router.get("/whoami") { request in .text(request.remoteAddress ?? "unknown") }
+        router.get("/prepared") { _ in LiveServerTests.prepared }
+        router.get("/header-names") { request in .text(request.headers.map(\.name).joined(separator: ",")) }
         router.get("/query") { request in
             .text(
                 request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -42,6 +44,47 @@ struct LiveServerTests {
         options.maxBodySize = 1024
         configure(&options)
         return try Server(router: router, options: options, logger: Logger(quiet: true))
+    }
+
+    /// One prepared response for every request to `/prepared`: its pooled libmicrohttpd
+    /// responses swap the request id between borrowers.
+    static let prepared = Response.text("cached").prepared()
+
+    @Test func pooledResponsesCarryEachRequestsOwnID() async throws {
+        let server = try Self.start()
+        let port = server.port
+        let responses = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            var responses: [RawResponse] = []
+            for index in 0..<6 {
+                // The third request names its own id; the others get made-up ones.
+                let sent = index == 2 ? "X-Request-Id: client-chosen.id_3\r\n" : ""
+                try connection.send("GET /prepared HTTP/1.1\r\nHost: x\r\n\(sent)\r\n")
+                responses.append(try connection.readResponse())
+            }
+            return responses
+        }
+        #expect(responses.allSatisfy { $0.status == 200 && $0.text == "cached" })
+        let ids = responses.map { response in response.headers.filter { $0.0 == "X-Request-Id" }.map(\.1) }
+        #expect(ids.allSatisfy { $0.count == 1 })
+        #expect(ids[2] == ["client-chosen.id_3"])
+        #expect(Set(ids.map { $0.first ?? "" }).count == 6)
+        await server.shutdown()
+    }
+
+    @Test func headerNamesKeepTheClientsSpelling() async throws {
+        let server = try Self.start()
+        let port = server.port
+        let names = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            // Common names in their usual spelling, one in another case, and an uncommon one.
+            try connection.send(
+                "GET /header-names HTTP/1.1\r\nHost: x\r\naccept-encoding: br\r\nAccept: */*\r\n"
+                    + "X-Sonderwunsch: 1\r\nUser-Agent: test\r\n\r\n")
+            return try connection.readResponse().text
+        }
+        #expect(names == "Host,accept-encoding,Accept,X-Sonderwunsch,User-Agent")
+        await server.shutdown()
     }
 
     @Test func bindsAFreePortAndReportsIt() async throws {

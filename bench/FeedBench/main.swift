@@ -17,6 +17,7 @@ import Compression
 import Feed
 import Foundation
 import HTTPServer
+import Metrics
 import Mustache
 
 struct Options {
@@ -25,6 +26,8 @@ struct Options {
     var publicDirectory = "Public"
     /// The path `--profile route` asks for.
     var path = "/api/items"
+    /// `--serve SECONDS`: serve the app on a free port for that long, then exit.
+    var serveSeconds: Double?
     var seconds = 2.0
     var items = 100
     /// `--profile page|json|route N`: run only that operation N times, untimed (for callgrind).
@@ -47,6 +50,7 @@ struct Options {
             case "--templates": templates = next()
             case "--public": publicDirectory = next()
             case "--path": path = next()
+            case "--serve": serveSeconds = Double(next())
             case "--seconds": seconds = Double(next()) ?? seconds
             case "--items": items = Int(next()) ?? items
             case "--dump": dump = next()
@@ -64,7 +68,7 @@ struct Options {
     static func usage(_ message: String) -> Never {
         FileHandle.standardError.write(
             Data(
-                "feed-bench: \(message)\nusage: feed-bench [--templates DIR] [--seconds S] [--items N] [--public DIR] [--path P] [--profile page|json|route COUNT] [--dump page|json]\n"
+                "feed-bench: \(message)\nusage: feed-bench [--templates DIR] [--seconds S] [--items N] [--public DIR] [--path P] [--profile page|json|route COUNT] [--serve SECONDS] [--dump page|json]\n"
                     .utf8))
         exit(2)
     }
@@ -197,17 +201,33 @@ do {
         FileHandle.standardOutput.write(Data(bytes))
         exit(0)
     }
-    if let (what, count) = options.profile {
-        var sink = 0
-        // The socket-free part of a cached GET: what the server's C callbacks hand to the router
-        // for the compression benchmark's request (wrk's headers and a browser's Accept-Encoding),
-        // routed and answered from the response cache.
-        let app = FeedApp(
+    /// The app as pullrefresh serves it, over a store of `--items` generated items.
+    func makeApp() throws -> FeedApp {
+        FeedApp(
             store: FeedStore(
                 initial: generator.initialItems(count: options.items), source: generator, delay: .zero,
                 maxItems: max(options.items, 1), now: fixedNow),
             renderer: renderer, files: try StaticFiles(directory: options.publicDirectory),
             logger: Logger(quiet: true))
+    }
+    if let seconds = options.serveSeconds {
+        let app = try makeApp()
+        let metrics = MetricsRegistry()
+        var serverOptions = ServerOptions()
+        serverOptions.port = 0
+        serverOptions.threads = 1
+        let server = try Server(
+            router: app.router(), options: serverOptions, logger: Logger(quiet: true), metrics: metrics)
+        FileHandle.standardOutput.write(Data("feed-bench listening on http://\(server.address)\n".utf8))
+        Thread.sleep(forTimeInterval: seconds)
+        exit(0)
+    }
+    if let (what, count) = options.profile {
+        var sink = 0
+        // The socket-free part of a cached GET: what the server's C callbacks hand to the router
+        // for the compression benchmark's request (wrk's headers and a browser's Accept-Encoding),
+        // routed and answered from the response cache.
+        let app = try makeApp()
         let router = app.router()
         let browserGET = Request(
             method: "GET", path: options.path,
