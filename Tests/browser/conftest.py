@@ -9,13 +9,14 @@ this run, Chromium runs with --ignore-certificate-errors, Python clients trust t
 import glob
 import json
 import os
-import select
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import zipfile
 
 import pytest
@@ -68,14 +69,40 @@ def browser():
 
 
 # --- the server -------------------------------------------------------------------------
+def _read_text(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
 class Server:
-    def __init__(self, proc, url, data):
-        self.proc, self.url, self.data = proc, url, data
+    """A running pullrefresh: its URL, its --data file (when given items), and its stdout in a
+    file: the startup line, and with access_log=True one line a request."""
+
+    def __init__(self, proc, url, data, stdout_path):
+        self.proc, self.url, self.data, self.stdout_path = proc, url, data, stdout_path
 
     def write_data(self, items=None, raw=None):
         """Rewrite the --data file (re-read by the server on each reload)."""
         with open(self.data, "w") as f:
             f.write(raw if raw is not None else json.dumps({"items": items}))
+
+    def access_log(self):
+        return _read_text(self.stdout_path)
+
+    def access_lines(self, method, path_prefix):
+        """The access-log lines of requests `method path_prefix…` so far (needs access_log=True)."""
+        return [line for line in self.access_log().splitlines() if line.startswith(f"{method} {path_prefix}")]
+
+    def request(self, method, path, headers=None):
+        """One request from Python, as curl would make it: (status, headers, body)."""
+        req = urllib.request.Request(self.url + path, method=method, headers=headers or {})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+
+    def metric(self, name):
+        """The value of an unlabelled sample in GET /metrics."""
+        text = self.request("GET", "/metrics")[2].decode()
+        return float(re.search(rf"^{re.escape(name)} (\S+)$", text, re.M).group(1))
 
 
 def make_items(n, start=1):
@@ -85,44 +112,49 @@ def make_items(n, start=1):
 
 @pytest.fixture
 def server(tmp_path):
-    """Factory: server(reload_delay=0.3, items=None, source=None) -> Server. items=list uses a
-    --data file; source=URL a real upstream (--source)."""
+    """Factory: server(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False)
+    -> Server. items=list uses a --data file; source=URL a real upstream (--source); heartbeat
+    the event streams' --heartbeat (e.g. "1s"); access_log=True keeps the access log (instead of
+    --quiet) for Server.access_lines. Over HTTPS when PTR_BROWSER_TLS=1."""
     bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
     if not bin_path:
         pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
     started = []
 
-    def start(reload_delay=0.3, items=None, source=None):
-        args = [bin_path, "--port", "0", "--quiet", "--reload-delay", str(reload_delay), "--seed", "1",
+    def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False):
+        n = len(started)
+        args = [bin_path, "--port", "0", "--reload-delay", str(reload_delay), "--seed", "1",
                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
+        if not access_log:
+            args.append("--quiet")
         data = None
         if items is not None:
-            data = str(tmp_path / f"data{len(started)}.json")
+            data = str(tmp_path / f"data{n}.json")
             with open(data, "w") as f:
                 json.dump({"items": items}, f)
             args += ["--data", data]
         if source is not None:
             args += ["--source", source]
+        if heartbeat is not None:
+            args += ["--heartbeat", heartbeat]
         if TEST_CERTIFICATE:
             args += ["--tls-cert", TEST_CERTIFICATE[0], "--tls-key", TEST_CERTIFICATE[1]]
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        # stdout and stderr go to files, never to pipes nobody reads: a busy access log would
+        # fill a pipe and block the server.
+        stdout_path, stderr_path = str(tmp_path / f"server{n}.out"), str(tmp_path / f"server{n}.err")
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            proc = subprocess.Popen(args, stdout=out, stderr=err, cwd=ROOT)
         started.append(proc)
         deadline = time.monotonic() + 20
-        line = b""
-        while b"\n" not in line:
-            left = deadline - time.monotonic()
-            if left <= 0 or proc.poll() is not None:
+        while not (found := re.search(r"listening on (\S+)\n", _read_text(stdout_path))):
+            if time.monotonic() > deadline or proc.poll() is not None:
                 proc.kill()
-                pytest.fail(f"server did not start: {line!r} {proc.stderr.read()[-2000:]!r}")
-            ready, _, _ = select.select([proc.stdout], [], [], left)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                if not chunk:
-                    continue
-                line += chunk
-        url = line.decode().strip().split()[-1]
-        assert url.startswith(("https" if OVER_TLS else "http") + "://127.0.0.1:"), line
-        return Server(proc, url, data)
+                pytest.fail(f"server did not start: {_read_text(stdout_path)!r} "
+                            f"{_read_text(stderr_path)[-2000:]!r}")
+            time.sleep(0.02)
+        url = found.group(1)
+        assert url.startswith(("https" if OVER_TLS else "http") + "://127.0.0.1:"), url
+        return Server(proc, url, data, stdout_path)
 
     yield start
     for proc in started:

@@ -4,90 +4,35 @@ Two pages on one server: a refresh made elsewhere (an HTTP POST, as curl would) 
 `GET /api/events` and shows the pill within a second; tapping it inserts the items with a GET of
 the items fragment, so the server's access log shows no second reload. A hidden page closes its
 stream (the server's open-stream gauge drops) and catches up when visible again. After one visit,
-the service worker shows the saved list offline, with its banner.
+the service worker shows the saved list offline, with its banner. In the HTTPS pass
+(PTR_BROWSER_TLS=1) all of it runs over TLS: the event stream, and the worker on the run's
+self-signed certificate (a secure context, as the worker needs).
 """
-import os
-import re
-import signal
-import subprocess
 import time
-import urllib.request
 
 import pytest
 
-from conftest import ROOT, _binary, close_tab, open_tab
+from conftest import close_tab, open_tab
 
 FEED = "document.getElementById('feed')"
 PILL = "document.querySelector('[data-ptr-pill]')"
 LIST = "document.querySelector('[data-ptr-list]')"
 
 
-class LiveServer:
-    """`pullrefresh` with its access log in a file (stdout), a short heartbeat, on a free port."""
-
-    def __init__(self, tmp_path):
-        binary = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
-        if not binary:
-            pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
-        self.log_path = str(tmp_path / "access.log")
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [binary, "--port", "0", "--reload-delay", "0.2", "--seed", "1", "--heartbeat", "1s",
-             "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")],
-            stdout=self.log, stderr=subprocess.DEVNULL, cwd=ROOT)
-        deadline = time.monotonic() + 20
-        while "listening on" not in self.access_log():
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.stop()
-                pytest.fail("server did not start: " + self.access_log())
-            time.sleep(0.02)
-        self.url = re.search(r"listening on (\S+)", self.access_log()).group(1)
-
-    def access_log(self):
-        with open(self.log_path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-
-    def lines(self, method, path_prefix):
-        return [line for line in self.access_log().splitlines()
-                if line.startswith(f"{method} {path_prefix}")]
-
-    def request(self, method, path, headers=None):
-        req = urllib.request.Request(self.url + path, method=method, headers=headers or {})
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, dict(resp.headers), resp.read()
-
-    def open_streams(self):
-        text = self.request("GET", "/metrics")[2].decode()
-        return int(float(re.search(r"^pullrefresh_event_streams_open (\S+)$", text, re.M).group(1)))
-
-    def wait_streams(self, count, what):
-        deadline = time.monotonic() + 10
-        while self.open_streams() != count:
-            assert time.monotonic() < deadline, f"timed out waiting for {what}: {self.open_streams()}"
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.log.close()
-
-
 @pytest.fixture
-def live(tmp_path):
-    started = []
+def srv(server):
+    """A server from the shared factory (so over HTTPS in the TLS pass, as the service worker and
+    the event stream must work there too) with its access log kept for counting requests, a 1 s
+    heartbeat on the event streams and a short reload."""
+    return server(reload_delay=0.2, heartbeat="1s", access_log=True)
 
-    def start():
-        started.append(LiveServer(tmp_path))
-        return started[-1]
 
-    yield start
-    for server in started:
-        server.stop()
+def wait_streams(srv, count, what):
+    """Waits until the server's open-stream gauge reads `count`."""
+    deadline = time.monotonic() + 10
+    while (open_now := srv.metric("pullrefresh_event_streams_open")) != count:
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {open_now}"
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -113,11 +58,10 @@ def set_visibility(page, state):
 
 
 def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_reload(
-        page, second_page, live, shot):
-    srv = live()
+        page, second_page, srv, shot):
     for tab in (page, second_page):
         open_feed(tab, srv.url + "/")
-    srv.wait_streams(2, "both pages to open their event stream")
+    wait_streams(srv, 2, "both pages to open their event stream")
     before = page.eval(f"{LIST}.children.length")
     shown = page.eval(f"{FEED}.dataset.ptrVersion")
 
@@ -135,7 +79,7 @@ def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_rel
         assert tab.eval(f"{FEED}.dataset.ptrVersion") == shown
     shot(page, "live-new-items-pill")
 
-    posts = len(srv.lines("POST", "/api/refresh"))
+    posts = len(srv.access_lines("POST", "/api/refresh"))
     mark = page.mark()
     page.tap(*page.center("[data-ptr-pill]"))
     page.wait_for(f"{LIST}.children.length === {before + added}", 5, "the new items to be inserted")
@@ -148,7 +92,7 @@ def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_rel
     # The same animation: the gesture's own refresh ran, with source 'live'.
     # No reload: no POST from the page, none more in the server's log; one GET of the fragment.
     assert page.requests("/api/refresh", since=mark, method="POST") == []
-    assert len(srv.lines("POST", "/api/refresh")) == posts
+    assert len(srv.access_lines("POST", "/api/refresh")) == posts
     fetched = page.requests("/api/items", since=mark, method="GET")
     assert len(fetched) == 1 and f"since={shown}" in fetched[0]["url"], fetched
     assert fetched[0]["headers"].get("Accept") == "text/html"
@@ -158,16 +102,15 @@ def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_rel
     # A pull still reloads for real.
     page.drag(195, 300, 220)
     page.wait_for(f"{FEED}.dataset.ptrState === 'idle'", 10, "the pull's refresh to settle")
-    assert len(srv.lines("POST", "/api/refresh")) == posts + 1
+    assert len(srv.access_lines("POST", "/api/refresh")) == posts + 1
 
 
-def test_a_hidden_page_closes_its_stream_and_catches_up_when_visible(page, second_page, live):
-    srv = live()
+def test_a_hidden_page_closes_its_stream_and_catches_up_when_visible(page, second_page, srv):
     for tab in (page, second_page):
         open_feed(tab, srv.url + "/")
-    srv.wait_streams(2, "both streams")
+    wait_streams(srv, 2, "both streams")
     set_visibility(page, "hidden")
-    srv.wait_streams(1, "the hidden page's stream to close")
+    wait_streams(srv, 1, "the hidden page's stream to close")
     # Two versions while hidden; the visible page hears both, the hidden one nothing.
     total = 0
     for _ in range(2):
@@ -176,18 +119,21 @@ def test_a_hidden_page_closes_its_stream_and_catches_up_when_visible(page, secon
     second_page.wait_for(f"{PILL}.textContent === '{new_items_text(total)}'", 3, "the visible pill")
     assert page.eval(f"{PILL}.hidden")
     set_visibility(page, "visible")
-    srv.wait_streams(2, "the page to reconnect")
+    wait_streams(srv, 2, "the page to reconnect")
     # Reconnected with ?since=<its version>: one event at once, counting both reloads' items.
     page.wait_for(f"!{PILL}.hidden && {PILL}.textContent === '{new_items_text(total)}'", 3,
                   "the caught-up pill")
-    streams = [line for line in srv.lines("GET", "/api/events")]
+    streams = srv.access_lines("GET", "/api/events")
     assert len(streams) == 3, streams
 
 
-def test_after_a_first_visit_the_page_opens_offline_with_its_list_and_a_banner(page, live, shot):
-    srv = live()
+def test_after_a_first_visit_the_page_opens_offline_with_its_list_and_a_banner(page, srv, shot):
     open_feed(page, srv.url + "/")
     page.wait_for("navigator.serviceWorker.controller !== null", 10, "the service worker to take over")
+    # This server's worker in a secure context: in the HTTPS pass an https:// worker on the
+    # run's self-signed certificate (which Chromium accepts under --ignore-certificate-errors).
+    assert page.eval("window.isSecureContext")
+    assert page.eval("navigator.serviceWorker.controller.scriptURL") == srv.url + "/sw.js"
     saved = page.eval(f"[...{LIST}.children].map(li => li.dataset.itemId)")
     assert page.eval("document.querySelector('[data-ptr-offline]').hidden")
     status, headers, _ = srv.request("GET", "/sw.js")
