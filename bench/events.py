@@ -19,11 +19,9 @@ BENCH_STREAMS=N. Standard library only; reuses run.py's process bookkeeping.
 from __future__ import annotations
 
 import datetime
-import multiprocessing
 import os
 import re
 import resource
-import selectors
 import socket
 import statistics
 import subprocess
@@ -37,7 +35,11 @@ RESULTS = os.path.join(run.ROOT, "bench", "EVENTS.md")
 STREAMS = int(os.environ.get("BENCH_STREAMS", "1000" if run.QUICK else "5000"))
 RELOADS = 3 if run.QUICK else 5
 IDLE_SECONDS = 3.0
-REQUEST = b"GET /api/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n"
+READER_BIN = os.path.join(run.ROOT, ".build", "bench", "eventstreams")
+SAMPLER_BIN = os.path.join(run.ROOT, ".build", "bench", "getsampler")
+# One GET every SAMPLE_INTERVAL_US microseconds (0: back to back, as the Python sampler did).
+SAMPLE_INTERVAL_US = int(os.environ.get("BENCH_SAMPLE_INTERVAL_US", "500"))
+READER_FLAGS = [] if os.environ.get("BENCH_READER_NORMAL") else ["--idle"]
 
 
 def raise_descriptor_limit() -> int:
@@ -55,88 +57,50 @@ def rss_mb(pid: int) -> float:
     return int(fields["VmRSS"].split()[0]) / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def overlapping(samples: list[tuple[float, float]], windows: list[tuple[float, float]]) -> list[float]:
+    """Latencies of the samples that were out at some moment of one of the windows."""
+    return [lat for start, lat in samples if any(start < end and start + lat > begin for begin, end in windows)]
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def sampler(port: int, seconds: float, out) -> None:
-    """GET /api/items back to back on one keep-alive connection: (start, latency) pairs."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    request = b"GET /api/items HTTP/1.1\r\nHost: bench\r\n\r\n"
-    samples = []
-    end = time.monotonic() + seconds
-    buffer = b""
-    while time.monotonic() < end:
-        start = time.monotonic()
-        sock.sendall(request)
-        while True:
-            head_end = buffer.find(b"\r\n\r\n")
-            if head_end >= 0:
-                length = int(re.search(rb"(?i)content-length: *(\d+)", buffer[:head_end]).group(1))
-                if len(buffer) >= head_end + 4 + length:
-                    buffer = buffer[head_end + 4 + length:]
-                    break
-            buffer += sock.recv(262144)
-        samples.append((start, time.monotonic() - start))
-    sock.close()
-    out.send(samples)
-    out.close()
-
-
 class Streams:
-    """Every stream socket, read by one selector; records when each one first holds a marker."""
+    """Every stream, opened and read by bench/eventstreams.c (one epoll loop, SCHED_IDLE)."""
 
     def __init__(self, port: int, count: int):
-        self.selector = selectors.DefaultSelector()
-        self.buffers: dict[socket.socket, bytearray] = {}
-        for index in range(count):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            sock.sendall(REQUEST)
-            sock.setblocking(False)
-            self.buffers[sock] = bytearray()
-            self.selector.register(sock, selectors.EVENT_READ)
-            if index % 500 == 499:
-                self.pump(0)  # keep the kernel buffers drained while opening
+        self.count = count
+        self.proc = run.spawn([READER_BIN, str(port), str(count)] + READER_FLAGS,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self.proc.stdout.readline()
+        if not ready.startswith("ready "):
+            raise SystemExit(f"bench/events.py: the stream reader failed: {ready!r}")
+        self.open_seconds = float(ready.split()[1])
 
-    def pump(self, timeout: float) -> None:
-        for key, _ in self.selector.select(timeout):
-            try:
-                data = key.fileobj.recv(65536)
-            except BlockingIOError:
-                continue
-            if not data:
-                raise SystemExit("bench/events.py: a stream closed early")
-            self.buffers[key.fileobj].extend(data)
-
-    def wait_all(self, marker: bytes, timeout: float) -> list[float]:
-        """Arrival times (monotonic) of `marker` on every stream."""
-        arrived: dict[socket.socket, float] = {}
-        deadline = time.monotonic() + timeout
-        for sock, buffer in self.buffers.items():
-            if marker in buffer:
-                arrived[sock] = time.monotonic()
-        while len(arrived) < len(self.buffers):
-            if time.monotonic() > deadline:
-                raise SystemExit(f"bench/events.py: only {len(arrived)} streams got {marker!r}")
-            for key, _ in self.selector.select(0.5):
-                sock = key.fileobj
-                try:
-                    data = sock.recv(65536)
-                except BlockingIOError:
-                    continue
-                if not data:
-                    raise SystemExit("bench/events.py: a stream closed early")
-                self.buffers[sock].extend(data)
-                if sock not in arrived and marker in self.buffers[sock]:
-                    arrived[sock] = time.monotonic()
-        return list(arrived.values())
+    def wait_all(self, version: int) -> tuple[list[float], list[float]]:
+        """When the event `id: version` reached each stream's socket (kernel timestamps) and when
+        the reader had it, as time.monotonic() values."""
+        self.proc.stdin.write(f"wait {version}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line.startswith("arrivals "):
+            raise SystemExit(f"bench/events.py: the stream reader failed: {line!r}")
+        kernel, read = line[len("arrivals "):].split("|")
+        return [float(value) for value in kernel.split()], [float(value) for value in read.split()]
 
     def close(self) -> None:
-        for sock in self.buffers:
-            self.selector.unregister(sock)
-            sock.close()
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
 
 
 def post_refresh(port: int) -> tuple[float, int]:
@@ -163,45 +127,60 @@ def main() -> int:
         port = int(re.search(r":(\d+)$", proc.stdout.readline().strip()).group(1))
         base_rss = rss_mb(proc.pid)
         run.log(f"events: opening {STREAMS} streams on :{port} (RLIMIT_NOFILE {limit})")
-        opened = time.monotonic()
         streams = Streams(port, STREAMS)
-        streams.wait_all(b"retry:", 60)
-        open_seconds = time.monotonic() - opened
+        open_seconds = streams.open_seconds
         time.sleep(1)
         stream_rss = rss_mb(proc.pid)
         run.log(f"events: {STREAMS} open in {open_seconds:.1f} s; VmRSS {stream_rss:.1f} MB")
 
-        receiver, sender = multiprocessing.Pipe(duplex=False)
         total = IDLE_SECONDS + RELOADS * 2.0 + 5
-        sampling = multiprocessing.Process(target=sampler, args=(port, total, sender))
-        sampling.start()
+        sampling = run.spawn([SAMPLER_BIN, str(port), str(total), str(SAMPLE_INTERVAL_US)],
+                             stdout=subprocess.PIPE, text=True)
         sampling_started = time.monotonic()
+        cores_before, measured_cpu = run.core_times(), cpu_seconds(proc.pid) + cpu_seconds(streams.proc.pid)
+        self_before = sum(os.times()[:2])
         time.sleep(IDLE_SECONDS)
         idle_end = time.monotonic()
-        windows, deliveries = [], []
+        windows, fanouts, deliveries, reads, fanout_cpu = [], [], [], [], []
         for _ in range(RELOADS):
+            cpu_before = cpu_seconds(proc.pid)
             sent, version = post_refresh(port)
-            arrivals = streams.wait_all(f"id: {version}\n".encode(), 30)
+            arrivals, read_times = streams.wait_all(version)
+            fanout_cpu.append(cpu_seconds(proc.pid) - cpu_before)
             windows.append((sent, max(arrivals)))
+            fanouts.append((min(arrivals), max(arrivals)))
             deliveries.extend(arrival - sent for arrival in arrivals)
+            reads.extend(read - sent for read in read_times)
             time.sleep(1.5)
-        samples = receiver.recv()
-        sampling.join()
+        measured_cpu = cpu_seconds(proc.pid) + cpu_seconds(streams.proc.pid) - measured_cpu
+        wall = time.monotonic() - sampling_started
+        busy = sum(run.core_busy(cores_before, run.core_times()).values())
+        sampler_before = os.times()
+        output, _ = sampling.communicate(timeout=total + 30)
+        sampler_cpu = sum(os.times()[2:4]) - sum(sampler_before[2:4])
+        self_cpu = sum(os.times()[:2]) - self_before
+        samples = [tuple(float(value) for value in line.split()) for line in output.splitlines()]
         peak_rss = rss_mb(proc.pid)
         streams.close()
     finally:
         run.stop(proc)
 
     idle = [lat for start, lat in samples if sampling_started + 0.5 <= start < idle_end]
-    during = [lat for start, lat in samples
-              if any(start < end and start + lat > begin for begin, end in windows)]
+    during = overlapping(samples, fanouts)
+    with_reload = overlapping(samples, windows)
     figures = {
         "streams": STREAMS, "open_seconds": open_seconds, "base_rss": base_rss,
         "stream_rss": stream_rss, "peak_rss": peak_rss,
         "delivery_p50": statistics.median(deliveries), "delivery_p99": percentile(deliveries, 0.99),
-        "delivery_max": max(deliveries), "fanout_ms": [1000 * (end - begin) for begin, end in windows],
-        "idle_p99": percentile(idle, 0.99) if idle else float("nan"), "idle_n": len(idle),
-        "during_p99": percentile(during, 0.99) if during else float("nan"), "during_n": len(during),
+        "delivery_max": max(deliveries), "read_p50": statistics.median(reads),
+        "read_p99": percentile(reads, 0.99), "fanout_ms": [1000 * (end - begin) for begin, end in windows],
+        "fanout_cpu_ms": [1000 * cpu for cpu in fanout_cpu],
+        "idle_p50": statistics.median(idle), "idle_p99": percentile(idle, 0.99), "idle_n": len(idle),
+        "during_p50": statistics.median(during), "during_p99": percentile(during, 0.99),
+        "during_n": len(during), "reload_p99": percentile(with_reload, 0.99), "reload_n": len(with_reload),
+        # Other processes: busy core time this run did not account for (our driver's share is an
+        # upper bound: the sampler's CPU is counted for its whole life).
+        "foreign": max(0.0, busy - (measured_cpu + sampler_cpu) / wall - self_cpu / wall),
     }
     write_report(figures)
     return 0
@@ -212,6 +191,9 @@ def build() -> None:
         run.log("BENCH_NO_BUILD set: using the existing release binary")
     else:
         run.run([run.SWIFT, "build", "-c", "release", "--product", "pullrefresh"])
+    os.makedirs(os.path.dirname(READER_BIN), exist_ok=True)
+    run.run(["gcc", "-O2", "-Wall", "-o", READER_BIN, "bench/eventstreams.c"])
+    run.run(["gcc", "-O2", "-Wall", "-o", SAMPLER_BIN, "bench/getsampler.c"])
 
 
 def write_report(f: dict) -> None:
@@ -239,10 +221,16 @@ def write_report(f: dict) -> None:
         f" / {f['peak_rss']:.1f} MB |",
         f"| delivery latency p50 / p99 / max (from sending the POST) | {1000 * f['delivery_p50']:.0f}"
         f" / {1000 * f['delivery_p99']:.0f} / {1000 * f['delivery_max']:.0f} ms |",
+        f"| the reader had it p50 / p99 (SCHED_IDLE: it reads when the cores are free) | "
+        f"{1000 * f['read_p50']:.0f} / {1000 * f['read_p99']:.0f} ms |",
         f"| fan-out per reload (POST sent → last stream has the event) | "
         f"{' / '.join(f'{ms:.0f}' for ms in f['fanout_ms'])} ms |",
-        f"| GET /api/items p99 idle ({f['idle_n']} samples) | {1000 * f['idle_p99']:.2f} ms |",
-        f"| GET /api/items p99 during fan-out ({f['during_n']} samples) | {1000 * f['during_p99']:.2f} ms |",
+        f"| server CPU per reload (POST + fan-out) | {' / '.join(f'{ms:.0f}' for ms in f['fanout_cpu_ms'])} ms |",
+        f"| GET /api/items p50 / p99 idle ({f['idle_n']} samples) | {1000 * f['idle_p50']:.3f} / {1000 * f['idle_p99']:.3f} ms |",
+        f"| GET /api/items p50 / p99 during fan-out, first to last event ({f['during_n']} samples) |"
+        f" {1000 * f['during_p50']:.3f} / {1000 * f['during_p99']:.3f} ms |",
+        f"| GET /api/items p99 from the POST to the last event ({f['reload_n']} samples) | {1000 * f['reload_p99']:.3f} ms |",
+        f"| other processes' CPU during the measured phase | {100 * f['foreign']:.0f}% of a core |",
         "",
         "Delivery is measured at the client: one Python selector thread reads all sockets, so its",
         "own pace is part of the figure (an upper bound on the server's). The idle and fan-out",
