@@ -111,13 +111,13 @@ public final class EventHub: Sendable {
             + Array("\n\n".utf8)
     }
 
-    /// Streams of one server thread woken together during a fan-out. Waking one resumes
-    /// suspended connections, and libmicrohttpd 0.9.75 then walks that thread's whole list of
-    /// suspended connections (about 0.1 ms with 2,500 streams on a thread) before it writes the
-    /// group, while a request on that thread waits. Smaller groups shorten that wait and cost one
-    /// walk more per group: with 5,000 streams, groups of 8 kept the delivery p99 under 200 ms
-    /// (bench/EVENTS.md has every size tried).
-    static let fanOutBatch = 8
+    /// Streams of one server thread woken together during a fan-out. Waking resumes suspended
+    /// connections, and libmicrohttpd 0.9.75 then walks that thread's whole list of suspended
+    /// connections (about 0.1 ms with 2,500 streams on a thread) before it writes the group,
+    /// while the other requests of that thread wait. Smaller groups shorten the wait and cost a
+    /// walk more each: with 5,000 streams, groups of 12 kept the delivery p99 under 200 ms with
+    /// the GET p99 of groups of 8 (bench/EVENTS.md has every size tried).
+    static let fanOutBatch = 12
     /// The longest the hub waits for one group, a safety net: it waits only for the connections
     /// its writes woke, whose readers libmicrohttpd calls in its next loop.
     static let fanOutBound: Duration = .milliseconds(50)
