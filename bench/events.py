@@ -230,12 +230,12 @@ run.py's storm and twin), nothing pinned:
 - Pinning (run.py's server on core 0, clients on core 1) gives the server's 2 threads one core:
   with the Python driver it made the ratio 34x (4.6 ms; EVENTS.md of 09:46 UTC); not used.
 
-The old driver (main's bench/events.py) on this branch's server, 2026-12-01 11:25 UTC: delivery p99
+The old driver (main's bench/events.py) on this branch's server (then groups of 8), 2026-12-01 11:25 UTC: delivery p99
 192 ms, GET p99 idle 0.12 ms, during 0.61 ms, 4.97x (main's server: 4.35x, 6.55x at 11:00).
 
 ## What costs the server during a fan-out
 
-`perf record` of the server over 5 fan-outs (5,000 streams, groups of 16): 42% of its CPU in one
+`perf record` of the server over 5 fan-outs (5,000 streams, groups of 16 of any thread): 42% of its CPU in one
 loop of libmicrohttpd 0.9.75 (`resume_suspended_connections`, daemon.c; the loop at offset 0xa729
 reads `pos->prev`, `pos->urh`, `pos->resuming`): each time a resume is pending, a thread walks all
 of its suspended connections (about 2,500 here) to find the resumed ones. A `perf probe` counted
