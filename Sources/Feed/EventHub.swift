@@ -42,7 +42,7 @@ public final class EventHub: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
                 guard let self else { return }
-                self.beat()
+                await self.beat()
             }
         }
         tasks.withLock { $0 = [listener, beat] }
@@ -54,6 +54,9 @@ public final class EventHub: Sendable {
 
     /// Streams open now.
     public var openStreams: Int { state.withLock { $0.streams.count } }
+
+    /// The streams open now, in no particular order.
+    var streams: [ResponseStream] { state.withLock { Array($0.streams.values) } }
 
     /// The response for `GET /api/events`: the `retry:` hint, an event at once when the client
     /// says (`Last-Event-ID` or `?since=`) it knows an older version, then every new version.
@@ -108,13 +111,18 @@ public final class EventHub: Sendable {
             + Array("\n\n".utf8)
     }
 
-    /// Streams woken at once during a fan-out, before a pause lets the server's threads answer
-    /// other requests: thousands of streams resumed together would hold every thread for the
-    /// whole fan-out (see bench/EVENTS.md).
-    static let fanOutBatch = 64
-    static let fanOutPause: Duration = .milliseconds(1)
+    /// Streams of one server thread woken together during a fan-out. Waking resumes suspended
+    /// connections, and libmicrohttpd 0.9.75 then walks that thread's whole list of suspended
+    /// connections (about 0.1 ms with 2,500 streams on a thread) before it writes the group,
+    /// while the other requests of that thread wait. Smaller groups shorten the wait and cost a
+    /// walk more each: with 5,000 streams, groups of 12 kept the delivery p99 under 200 ms with
+    /// the GET p99 of groups of 8 (bench/EVENTS.md has every size tried).
+    static let fanOutBatch = 12
+    /// The longest the hub waits for one group, a safety net: it waits only for the connections
+    /// its writes woke, whose readers libmicrohttpd calls in its next loop.
+    static let fanOutBound: Duration = .milliseconds(50)
 
-    /// A newer version: one event, encoded once, written to every stream, a batch at a time.
+    /// A newer version: one event, encoded once, written to every stream, a group at a time.
     func announce(_ snapshot: FeedSnapshot) async {
         let (streams, since) = state.withLock { state -> ([ResponseStream], Int?) in
             guard snapshot.version > state.announced else { return ([], nil) }
@@ -122,20 +130,74 @@ public final class EventHub: Sendable {
             return (Array(state.streams.values), state.announced)
         }
         guard let since else { return }
-        let bytes = Self.event(snapshot, since: since)
-        for (index, stream) in streams.enumerated() {
-            stream.write(bytes)
-            if index % Self.fanOutBatch == Self.fanOutBatch - 1 {
-                try? await Task.sleep(for: Self.fanOutPause)
+        await Self.fanOut(Self.event(snapshot, since: since), to: streams)
+    }
+
+    /// Writes `bytes` to `streams` a group at a time (see ``schedule(_:batch:)``): the next group
+    /// is woken once libmicrohttpd has taken every byte of this one (or after `bound`), so the pace
+    /// is the server's own, and while one thread writes a group the other threads serve their
+    /// requests undisturbed.
+    static func fanOut(
+        _ bytes: [UInt8], to streams: [ResponseStream], batch: Int = fanOutBatch,
+        bound: Duration = fanOutBound
+    ) async {
+        for group in schedule(streams, batch: batch) {
+            await wake(group, with: bytes, bound: bound)
+        }
+    }
+
+    /// The groups of a fan-out, in order: at most `batch` streams each, all served by one server
+    /// thread, taking the threads in turn; every stream once, each thread's in the given order.
+    static func schedule(_ streams: [ResponseStream], batch: Int) -> [ArraySlice<ResponseStream>] {
+        var queues = byServerThread(streams)
+        var groups: [ArraySlice<ResponseStream>] = []
+        while !queues.isEmpty {
+            for index in queues.indices {
+                groups.append(queues[index].prefix(batch))
+                queues[index] = queues[index].dropFirst(batch)
+            }
+            queues.removeAll { $0.isEmpty }
+        }
+        return groups
+    }
+
+    /// The streams split by the server thread that serves them, each part in the given order
+    /// (streams not read yet form a part of their own).
+    static func byServerThread(_ streams: [ResponseStream]) -> [ArraySlice<ResponseStream>] {
+        var partOfThread: [UInt?: Int] = [:]
+        var parts: [[ResponseStream]] = []
+        for stream in streams {
+            let thread = stream.serverThread
+            if let part = partOfThread[thread] {
+                parts[part].append(stream)
+            } else {
+                partOfThread[thread] = parts.count
+                parts.append([stream])
             }
         }
+        return parts.map { $0[...] }
+    }
+
+    /// Writes `bytes` to one group and returns once the server took them all, or after `bound`.
+    private static func wake(_ group: ArraySlice<ResponseStream>, with bytes: [UInt8], bound: Duration) async
+    {
+        let countdown = BatchCountdown(count: group.count)
+        for stream in group {
+            stream.write(bytes) { countdown.arrive() }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: bound)
+            countdown.expire()
+        }
+        await countdown.wait()
+        timer.cancel()
     }
 
     private static let ping = Array(": ping\n\n".utf8)
 
-    /// A comment to every stream: keeps them alive and finds the clients that left.
-    func beat() {
-        let streams = state.withLock { Array($0.streams.values) }
-        for stream in streams { stream.write(Self.ping) }
+    /// A comment to every stream, paced like an event: keeps them alive and finds the clients
+    /// that left.
+    func beat() async {
+        await Self.fanOut(Self.ping, to: streams)
     }
 }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Synchronization
 
 /// The body of a streaming response (see ``Response/streaming(_:status:headers:)``): bytes
@@ -19,6 +20,10 @@ public final class ResponseStream: Sendable {
         /// Set when the server queued the stream's response.
         var connection: OpaquePointer?
         var onClose: (@Sendable () -> Void)?
+        /// Run once libmicrohttpd has taken every pending byte, or the stream ends.
+        var whenTaken: [@Sendable () -> Void] = []
+        /// The libmicrohttpd thread that reads this stream (the thread of its connection).
+        var serverThread: UInt?
         /// The server's bookkeeping, run when libmicrohttpd is done with the stream.
         var detach: (@Sendable () -> Void)?
     }
@@ -37,6 +42,18 @@ public final class ResponseStream: Sendable {
     /// when the client has fallen too far behind, which closes it).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
+        write(bytes, whenTaken: nil)
+    }
+
+    /// Queues bytes like ``write(_:)`` and runs `taken` once libmicrohttpd has copied them (with
+    /// everything queued before them) into the connection's buffer, when the write wakes the
+    /// connection; else (the connection is still busy with earlier bytes, e.g. a client that does
+    /// not read, or the bytes are refused) at once. `taken` runs on the server thread of the
+    /// connection, or on the caller's. A publisher waking thousands of streams can so wait for
+    /// the server to write one group before it wakes the next, instead of guessing how long that
+    /// takes, and never waits on a client that fell behind.
+    @discardableResult
+    public func write(_ bytes: [UInt8], whenTaken taken: (@Sendable () -> Void)?) -> Bool {
         let (accepted, toResume) = state.withLock { state -> (Bool, OpaquePointer?) in
             guard !state.finished, !state.closed else { return (false, nil) }
             if state.pending.count + bytes.count > maxPendingBytes {
@@ -45,9 +62,15 @@ public final class ResponseStream: Sendable {
             } else {
                 state.pending.append(contentsOf: bytes)
             }
-            return (!state.finished, takeSuspended(&state))
+            let toResume = takeSuspended(&state)
+            if let taken, toResume != nil { state.whenTaken.append(taken) }
+            return (!state.finished, toResume)
         }
-        if let toResume { MHD_resume_connection(toResume) }
+        if let toResume {
+            MHD_resume_connection(toResume)
+        } else {
+            taken?()
+        }
         return accepted
     }
 
@@ -59,6 +82,15 @@ public final class ResponseStream: Sendable {
         }
         if let toResume { MHD_resume_connection(toResume) }
     }
+
+    /// The libmicrohttpd thread serving the stream's connection, once it has read from the stream
+    /// (nil before). Each thread of the server's pool runs its own poll loop over its own
+    /// connections: a publisher can wake a few streams of one thread at a time, leaving the other
+    /// threads (and the requests they serve) alone meanwhile.
+    public var serverThread: UInt? { state.withLock { $0.serverThread } }
+
+    /// Bytes written and not yet taken by libmicrohttpd.
+    var pendingByteCount: Int { state.withLock { $0.pending.count } }
 
     /// Whether the stream ended: finished, or the client went away.
     public var isClosed: Bool { state.withLock { $0.closed || $0.finished } }
@@ -92,38 +124,47 @@ public final class ResponseStream: Sendable {
 
     /// libmicrohttpd's content reader: copies what is pending, ends the stream when finished,
     /// or suspends the connection (inside the reader, under the lock) and returns 0.
+    /// The ``write(_:whenTaken:)`` handlers run once the pending bytes are all copied, after the lock.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        state.withLock { state -> Int in
+        let thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        let (result, taken) = state.withLock { state -> (Int, [@Sendable () -> Void]) in
+            state.serverThread = thread
             if !state.pending.isEmpty {
                 let count = min(capacity, state.pending.count)
                 state.pending.withUnsafeBytes { bytes in
                     UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
                 }
                 state.pending.removeFirst(count)
-                return count
+                guard state.pending.isEmpty else { return (count, []) }
+                defer { state.whenTaken = [] }
+                return (count, state.whenTaken)
             }
-            if state.finished { return prh_content_reader_end_of_stream() }
-            guard let connection = state.connection else { return prh_content_reader_end_with_error() }
+            if state.finished { return (prh_content_reader_end_of_stream(), []) }
+            guard let connection = state.connection else { return (prh_content_reader_end_with_error(), []) }
             state.suspended = connection
             MHD_suspend_connection(connection)
-            return 0
+            return (0, [])
         }
+        for handler in taken { handler() }
+        return result
     }
 
     /// libmicrohttpd freed the response (the connection is gone), or the server refused the
     /// stream before queueing it.
     func closed() {
-        let (handler, detach) = state.withLock { state in
+        let (handler, detach, taken) = state.withLock { state in
             state.closed = true
             state.suspended = nil
             state.connection = nil
             defer {
                 state.onClose = nil
                 state.detach = nil
+                state.whenTaken = []
             }
-            return (state.onClose, state.detach)
+            return (state.onClose, state.detach, state.whenTaken)
         }
         detach?()
+        for untaken in taken { untaken() }
         handler?()
     }
 
