@@ -25,6 +25,13 @@ static inline const struct sockaddr *prh_client_address(struct MHD_Connection *c
     return info == NULL ? NULL : info->client_addr;
 }
 
+/* The socket of a connection, or -1 (for writing event chunks while it is suspended). */
+static inline int prh_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 /* Option values that carry function pointers travel as intptr_t inside MHD_OptionItem. */
 static inline intptr_t prh_completed_callback_value(MHD_RequestCompletedCallback callback) {
     return (intptr_t)callback;

@@ -16,6 +16,9 @@ final class BatchCountdown: Sendable {
         state = Mutex(State(remaining: count, done: count <= 0))
     }
 
+    /// Whether every stream arrived (or the bound passed).
+    var isDone: Bool { state.withLock { $0.done } }
+
     /// One stream's bytes were taken (or the stream ended).
     func arrive() {
         state.withLock { state in

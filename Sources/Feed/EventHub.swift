@@ -26,19 +26,23 @@ public final class EventHub: Sendable {
     private let state: Mutex<State>
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
+    /// Where fan-outs and heartbeats run: below the server's threads in CPU priority, so that a
+    /// request arriving during a fan-out is not kept waiting by it. One thread for every hub.
+    static let fanOutExecutor = BackgroundExecutor(name: "event-fan-out")
+
     /// Creates the hub and starts listening to `store` and sending heartbeats.
     public init(store: any FeedBackend, heartbeat: Duration = .seconds(15)) {
         self.store = store
         self.heartbeat = heartbeat
         state = Mutex(State(announced: store.currentVersion))
         let publications = store.publications()
-        let listener = Task { [weak self] in
+        let listener = Task(executorPreference: Self.fanOutExecutor) { [weak self] in
             for await snapshot in publications {
                 guard let self else { return }
                 await self.announce(snapshot)
             }
         }
-        let beat = Task { [weak self, heartbeat] in
+        let beat = Task(executorPreference: Self.fanOutExecutor) { [weak self, heartbeat] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
                 guard let self else { return }
@@ -185,6 +189,8 @@ public final class EventHub: Sendable {
         for stream in group {
             stream.write(bytes) { countdown.arrive() }
         }
+        // Streams written straight to their sockets (ResponseStream) have arrived already.
+        guard !countdown.isDone else { return }
         let timer = Task {
             try? await Task.sleep(for: bound)
             countdown.expire()

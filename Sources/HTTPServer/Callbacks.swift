@@ -63,6 +63,7 @@ func mhdAccessHandler(
         context.started = true
         context.method = method.map(methodName) ?? ""
         context.path = url.map { String(cString: $0) } ?? ""
+        context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         assignRequestID(context, connection: connection, core: core)
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
             let declared = Int(String(cString: length)), declared > core.options.maxBodySize
@@ -297,13 +298,27 @@ private func queueStream(
         core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
     }
     addPerRequestHeaders(to: handle, context: context, core: core)
-    stream.attach(connection: connection) { [weak core, weak stream] in
+    stream.attach(
+        connection: connection, directSocket: directSocket(for: connection, context: context, core: core)
+    ) {
+        [weak core, weak stream] in
         if let core, let stream { core.releaseStream(stream) }
     }
     let queued = MHD_queue_response(connection, UInt32(response.status), handle)
     // The connection holds its own reference; the free callback runs when it lets go.
     MHD_destroy_response(handle)
     return queued == .YES
+}
+
+/// The socket a stream may write its chunks to while suspended (see ``ChunkSocketWrite``): only
+/// when libmicrohttpd sends the stream as HTTP/1.1 chunks over plain TCP (it chunks every
+/// HTTP/1.1 stream, `Connection: close` or not). Over TLS the bytes must go through
+/// libmicrohttpd's TLS session; to HTTP/1.0 clients it sends the body unframed.
+private func directSocket(for connection: OpaquePointer, context: RequestContext, core: ServerCore) -> Int32?
+{
+    guard core.options.tls == nil, context.http11 else { return nil }
+    let socket = prh_connection_socket(connection)
+    return socket >= 0 ? socket : nil
 }
 
 /// The server's headers (HSTS) and the request's `X-Request-Id`, on a response of its own.

@@ -34,6 +34,8 @@ final class RequestContext: @unchecked Sendable {
     /// The query as sent (after `?`, undecoded), taken by ``mhdRequestStarted`` before
     /// libmicrohttpd could parse it.
     var rawQuery: Substring = ""
+    /// Whether the request is HTTP/1.1 (a stream's response then goes out in chunks).
+    var http11 = false
     /// Whether the access handler's first call (headers only) has happened.
     var started = false
     private let phase = Mutex(Phase.reading)

@@ -26,6 +26,11 @@ public final class ResponseStream: Sendable {
         var serverThread: UInt?
         /// The server's bookkeeping, run when libmicrohttpd is done with the stream.
         var detach: (@Sendable () -> Void)?
+        /// The connection's socket when writes may go straight to it while suspended (plain
+        /// HTTP/1.1 chunks; see ``ChunkSocketWrite``), else nil and writes wake the connection.
+        var directSocket: Int32?
+        /// A direct write failed part-way: the reader ends the connection with an error.
+        var broken = false
     }
 
     private let state: Mutex<State>
@@ -51,11 +56,31 @@ public final class ResponseStream: Sendable {
     /// not read, or the bytes are refused) at once. `taken` runs on the server thread of the
     /// connection, or on the caller's. A publisher waking thousands of streams can so wait for
     /// the server to write one group before it wakes the next, instead of guessing how long that
-    /// takes, and never waits on a client that fell behind.
+    /// takes, and never waits on a client that fell behind. A plain HTTP/1.1 stream whose
+    /// connection is suspended gets the bytes as one chunk written straight to its socket
+    /// (``ChunkSocketWrite``): nothing is woken, and `taken` runs at once.
     @discardableResult
     public func write(_ bytes: [UInt8], whenTaken taken: (@Sendable () -> Void)?) -> Bool {
-        let (accepted, toResume) = state.withLock { state -> (Bool, OpaquePointer?) in
-            guard !state.finished, !state.closed else { return (false, nil) }
+        // `waits`: whether `taken` waits for libmicrohttpd to read the bytes from `pending`.
+        let (accepted, toResume, waits) = state.withLock { state -> (Bool, OpaquePointer?, Bool) in
+            guard !state.finished, !state.closed else { return (false, nil, false) }
+            if let socket = state.directSocket, state.suspended != nil, state.pending.isEmpty, !bytes.isEmpty
+            {
+                // Under the lock: the connection stays suspended (libmicrohttpd leaves its socket
+                // alone) until it is resumed, which clears `suspended` under this lock first.
+                switch ChunkSocketWrite.send(bytes, to: socket) {
+                case .sent:
+                    return (true, nil, false)
+                case .nothingSent:
+                    break  // Below: queued, and libmicrohttpd sends it once the client reads.
+                case .broken:
+                    // The framing cannot be repaired: end the connection (libmicrohttpd frees it).
+                    state.broken = true
+                    state.directSocket = nil
+                    shutdown(socket, Int32(SHUT_RDWR))
+                    return (false, takeSuspended(&state), false)
+                }
+            }
             if state.pending.count + bytes.count > maxPendingBytes {
                 state.pending = []
                 state.finished = true
@@ -64,13 +89,10 @@ public final class ResponseStream: Sendable {
             }
             let toResume = takeSuspended(&state)
             if let taken, toResume != nil { state.whenTaken.append(taken) }
-            return (!state.finished, toResume)
+            return (!state.finished, toResume, toResume != nil)
         }
-        if let toResume {
-            MHD_resume_connection(toResume)
-        } else {
-            taken?()
-        }
+        if let toResume { MHD_resume_connection(toResume) }
+        if !waits { taken?() }
         return accepted
     }
 
@@ -115,10 +137,13 @@ public final class ResponseStream: Sendable {
 
     // MARK: Server side
 
-    func attach(connection: OpaquePointer, detach: @escaping @Sendable () -> Void) {
+    /// Called by the server as it queues the stream's response; `directSocket` is the socket
+    /// when the response goes out as plain HTTP/1.1 chunks.
+    func attach(connection: OpaquePointer, directSocket: Int32?, detach: @escaping @Sendable () -> Void) {
         state.withLock {
             $0.connection = connection
             $0.detach = detach
+            $0.directSocket = directSocket
         }
     }
 
@@ -139,6 +164,7 @@ public final class ResponseStream: Sendable {
                 defer { state.whenTaken = [] }
                 return (count, state.whenTaken)
             }
+            if state.broken { return (prh_content_reader_end_with_error(), []) }
             if state.finished { return (prh_content_reader_end_of_stream(), []) }
             guard let connection = state.connection else { return (prh_content_reader_end_with_error(), []) }
             state.suspended = connection
@@ -156,6 +182,7 @@ public final class ResponseStream: Sendable {
             state.closed = true
             state.suspended = nil
             state.connection = nil
+            state.directSocket = nil
             defer {
                 state.onClose = nil
                 state.detach = nil

@@ -106,6 +106,51 @@ struct EventStreamTests {
         await server.shutdown()
     }
 
+    /// HTTP/1.1 streams (`Connection: close` too: libmicrohttpd chunks them all) get their events
+    /// written as chunks straight to the socket while the connection is suspended; an HTTP/1.0
+    /// client gets the body unframed from libmicrohttpd. Side by side, each gets every event.
+    @Test func everyFramingGetsEveryEvent() async throws {
+        let app = try Self.app()
+        let server = try Self.start(app)
+        let port = server.port
+        let requests = [
+            "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /api/events HTTP/1.0\r\n\r\n",
+            "GET /api/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        ]
+        var readers: [StreamingReader] = []
+        for request in requests {
+            let reader = try await RawConnection.offPool {
+                let connection = try RawConnection(port: port)
+                try connection.send(request)
+                let reader = StreamingReader(connection)
+                _ = try reader.readHead()
+                try reader.read(until: "retry:")
+                return reader
+            }
+            readers.append(reader)
+        }
+        #expect(readers.map(\.chunked) == [true, false, true])
+        var versions: [String] = []
+        for _ in 0..<3 {
+            let refreshed = try await Self.refresh(port)
+            versions.append(try #require(refreshed.header("X-Feed-Version")))
+        }
+        for reader in readers {
+            let text = try await Self.read(reader, until: "id: \(versions[2])\n")
+            let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map {
+                String($0.dropFirst(4))
+            }
+            #expect(ids == versions)
+        }
+        await server.shutdown()
+        for reader in readers {
+            // Chunked streams end with the last chunk, unframed ones with the connection.
+            _ = try await RawConnection.offPool { try reader.readToEnd() }
+            #expect(reader.ended)
+        }
+    }
+
     @Test func anOlderLastEventIDGetsOneEventAtOnce() async throws {
         let app = try Self.app()
         let server = try Self.start(app)
@@ -136,7 +181,11 @@ struct EventStreamTests {
         let current = app.store.currentVersion
         let (reader, _, _) = try await Self.open(server.port, extra: "Last-Event-ID: \(current)\r\n")
         let text = try await Self.read(reader, until: ": ping\n\n: ping\n\n")
-        #expect(text == "retry: \(EventHub.retryMillis)\n\n: ping\n\n: ping\n\n")
+        // Only pings after the hint, no event; a busy machine may let more than two pile up.
+        let afterHint = text.dropFirst("retry: \(EventHub.retryMillis)\n\n".count)
+        #expect(text.hasPrefix("retry: \(EventHub.retryMillis)\n\n"))
+        #expect(afterHint.count >= 2 * ": ping\n\n".count)
+        #expect(afterHint.replacingOccurrences(of: ": ping\n\n", with: "").isEmpty)
         await server.shutdown()
     }
 

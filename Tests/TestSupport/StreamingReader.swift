@@ -1,7 +1,8 @@
 import Foundation
 
-/// Reads a chunked response that never ends by itself (an event stream) from a
-/// ``RawConnection``: the head once, then the de-chunked body as it arrives.
+/// Reads a response that never ends by itself (an event stream) from a ``RawConnection``: the
+/// head once, then the body as it arrives, de-chunked when the head says `chunked` (HTTP/1.0
+/// clients get it unframed, ending when the connection closes).
 public final class StreamingReader: @unchecked Sendable {
     /// The connection read from.
     public let connection: RawConnection
@@ -11,6 +12,8 @@ public final class StreamingReader: @unchecked Sendable {
     /// Whether the last chunk (`0\r\n\r\n`) arrived: the server ended the stream cleanly.
     public private(set) var ended = false
     private var headRead = false
+    /// Whether the body comes in chunks (from the head's `Transfer-Encoding`).
+    public private(set) var chunked = true
 
     /// Wraps a connection whose request was already sent.
     public init(_ connection: RawConnection) {
@@ -24,8 +27,6 @@ public final class StreamingReader: @unchecked Sendable {
         let end = raw.firstRange(of: separator)!
         let lines = String(decoding: raw[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         raw.removeSubrange(..<end.upperBound)
-        headRead = true
-        try decodeChunks()
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
         let headers = lines.dropFirst().compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -33,6 +34,11 @@ public final class StreamingReader: @unchecked Sendable {
                 String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             )
         }
+        chunked = headers.contains {
+            $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked"
+        }
+        headRead = true
+        try decodeChunks()
         return (status, headers)
     }
 
@@ -61,6 +67,10 @@ public final class StreamingReader: @unchecked Sendable {
     private func receive() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = recv(connection.descriptor, &chunk, chunk.count, 0)
+        if count == 0, headRead, !chunked {
+            ended = true
+            return
+        }
         if count == 0 { throw RawError.closed(body.count) }
         if count < 0 { throw RawError.io("recv (timeout?)") }
         raw.append(contentsOf: chunk[..<count])
@@ -68,6 +78,11 @@ public final class StreamingReader: @unchecked Sendable {
     }
 
     private func decodeChunks() throws {
+        guard chunked else {
+            body.append(contentsOf: raw)
+            raw.removeAll()
+            return
+        }
         let lineEnd: [UInt8] = [13, 10]
         while let sizeEnd = raw.firstRange(of: lineEnd) {
             let sizeText = String(decoding: raw[..<sizeEnd.lowerBound], as: UTF8.self)
