@@ -244,14 +244,26 @@ then for the group's writes. So the server's CPU per reload grows with the numbe
 the GET wait with their size. main's `Task.sleep(1 ms)` pauses lasted 3-4 ms in fact (batches of 16
 took 1,084 ms), which is what made small batches slow.
 
-## What the hub does now (EventHub.swift)
+## What the server does now
 
-It splits the streams by the libmicrohttpd thread that serves them (`ResponseStream.serverThread`,
-recorded by the reader) and wakes 12 streams of one thread at a time, the threads in turn. The next
-group is woken when libmicrohttpd has taken every byte of this one (`ResponseStream.write(_:
-whenTaken:)`: the handler runs in the reader once the pending bytes are copied), with a 50 ms
-bound as a safety net; a stream whose connection was not suspended (a client still behind on
-earlier bytes) is not waited for. Heartbeats go through the same fan-out.
+- **Events go straight to the sockets** (`ChunkSocketWrite`, used by `ResponseStream.write`):
+  while a plain HTTP/1.1 stream's connection is suspended, libmicrohttpd has sent everything
+  before (its reader suspends only after a whole chunk went out) and leaves the socket alone, so
+  the stream writes the event as one chunk (`<hex length>\r\n<event>\r\n`) itself, with
+  `send(MSG_DONTWAIT | MSG_NOSIGNAL)`. Nothing is resumed, so no libmicrohttpd thread walks its
+  list. A full socket (nothing written) falls back to waking the connection (libmicrohttpd then
+  sends the bytes when the client reads); a partial write or a gone peer ends the stream with an
+  error (its socket is shut down, the connection resumed, and libmicrohttpd frees it). Streams
+  over TLS (only GnuTLS may write) and to HTTP/1.0 clients (sent unframed) are woken as before.
+- **The fan-out runs below the server's threads in CPU priority** (`BackgroundExecutor`: a task
+  executor on one thread at nice +10 for every hub's fan-outs and heartbeats). Writing to 5,000
+  sockets is about 50 ms of CPU; at normal priority it competed with the server's threads on the
+  2 cores and the GETs that arrived meanwhile waited. Under full load the fan-out gets about a
+  tenth of a core until the load eases: delivery slows, requests do not.
+- The pacing below still applies to streams that must be woken: 12 streams of one libmicrohttpd
+  thread at a time (`ResponseStream.serverThread`), the next group once libmicrohttpd has taken
+  every byte of this one (`write(_:whenTaken:)`), with a 50 ms bound; streams written directly
+  count as taken at once. Heartbeats go through the same fan-out.
 
 ## Every variant, same driver (5,000 streams, 2026-12-01, 10:57-11:33 UTC)
 
@@ -269,30 +281,20 @@ GET p99 idle → during fan-out, one run a pair; other processes used 0-170% of 
 | **until taken, 12 of one thread, in turn (kept)** | 160, 174, 141, 191 ms | 140-240 ms | 0.057 → 0.60 (10x); 0.107 → 0.79 (7.4x); 0.082 → 0.81 (9.9x); 0.062 → 1.06 ms (17x) |
 | until taken, 8 of one thread, in turn | 188-244 ms (6 runs) | 180-270 ms | 0.51-0.86 ms during, 4.0-13.5x |
 | until taken, 4 of one thread, in turn | 357 ms | 340-450 ms | 0.057 → 0.41 ms (7.1x) |
-| prototype, not committed: the hub writes the chunk to the suspended socket itself | 98, 116 ms | 80-130 ms | 0.075 → 0.156 (2.09x); 0.122 → 0.210 ms (1.72x) |
+| prototype: the hub writes the chunk to the suspended socket itself | 98, 116 ms | 80-130 ms | 0.075 → 0.156 (2.09x); 0.122 → 0.210 ms (1.72x) |
+| direct chunk writes (committed, 11:41-11:45 UTC), fan-out at normal priority | 61, 77, 65 ms | 50-80 ms | 0.062 → 0.165 (2.67x); 0.083 → 0.136 (1.63x); 0.060 → 0.182 ms (3.05x) |
+| **direct chunk writes, fan-out at nice +10 (kept, 11:50 UTC)** | 63, 67, 66 ms | 50-80 ms | 0.085 → 0.100 (1.18x); 0.065 → 0.079 (1.21x); 0.063 → 0.104 ms (1.65x) |
 
 Driver variants with 8 of one thread: the sampler back to back, idle 0.122 → 0.555 ms (4.55x); the
 reader at normal priority, 0.066 → 0.700 ms (10.6x).
 
-Compared with main under the same driver the GET p99 during fan-out is 2-3.5x lower (2.1 ms →
-0.6-1.06 ms), delivery p99 is 20-70 ms longer (140-190 ms) and the server spends about 60 ms
-more CPU per reload (more walks). **The goal (p99 during fan-out <= 2x idle) is not met: 7-17x with
-this driver**, run to run on a quiet machine. Pacing cannot go below one walk (about 0.1 ms) plus a group's writes per wait,
-while the idle p99 is 0.05-0.1 ms.
-
-## What would meet it: writing events without resuming
-
-The prototype row: while a stream's connection is suspended (libmicrohttpd has sent everything
-before and does not touch the socket), `ResponseStream.write` sends the chunk
-(`<hex length>\\r\\n<event>\\r\\n`) itself with `send(MSG_DONTWAIT | MSG_NOSIGNAL)` on the socket
-(`MHD_CONNECTION_INFO_CONNECTION_FD`), and resumes the connection only when the socket would block
-(then libmicrohttpd sends it as before) or the send fails (the reader then ends the stream with an
-error). A fan-out then resumes nothing and no thread walks its list. It was not committed, because
-the stream cannot tell what only `Callbacks.swift` knows: whether libmicrohttpd frames the
-response as chunks (HTTP/1.1) or raw (HTTP/1.0 clients, e.g. nginx's default
-`proxy_http_version 1.0`), and whether the connection is TLS (where only GnuTLS may write). Passing
-both to `ResponseStream.attach` from `queueStream`, and closing a stream whose socket takes only
-part of a chunk, are what it needs.
+Pacing alone (the rows above the prototype) could not meet the goal: each wait costs one walk
+(about 0.1 ms) plus a group's writes, while the idle p99 is 0.05-0.1 ms; it cut the p99 during
+fan-out from 2.1 ms to 0.6-1.06 ms at 20-70 ms more delivery p99 and about 60 ms more CPU per
+reload. Writing the chunks straight to the suspended sockets removes the walks (delivery p99
+about 65 ms, 50-80 ms CPU per reload), and running the fan-out at a lower priority keeps it out of
+the requests' way: **1.2-1.7x idle in the kept rows, goal met** (figures move run to run on this
+shared 2-core machine; the table at the top is this run's).
 """
 
 
