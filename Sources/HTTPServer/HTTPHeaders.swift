@@ -72,12 +72,26 @@ extension String {
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
         if self == other { return true }
-        var right = rhs.makeIterator()
-        for a in lhs {
-            guard let b = right.next() else { return false }
-            // Equal, or the same letter in the other case (only letters differ by 0x20 alone).
-            if a != b, a | 0x20 != b | 0x20 || !(97...122).contains(a | 0x20) { return false }
+        return String.caseInsensitiveBytesEqual(lhs, rhs)
+    }
+
+    /// The byte-by-byte part, out of line so that the common outcomes above stay small enough
+    /// to inline into every lookup; names of one length (`Accept-Encoding` and
+    /// `Accept-Language`) come here on most page requests.
+    @inline(never)
+    private static func caseInsensitiveBytesEqual(_ lhs: String.UTF8View, _ rhs: String.UTF8View) -> Bool {
+        let compared = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where !sameLetter(left[index], right[index]) { return false }
+                return true
+            }
         }
-        return true
+        if let compared, let result = compared { return result }
+        return lhs.elementsEqual(rhs, by: sameLetter)
+    }
+
+    /// Equal bytes, or the same ASCII letter in the other case (only letters differ by 0x20 alone).
+    private static func sameLetter(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (97...122).contains(a | 0x20))
     }
 }
