@@ -158,6 +158,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/slowlink.py
 	$(PYTHON) bench/cluster.py
 	$(PYTHON) bench/events.py
+	$(PYTHON) bench/instructions.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps
