@@ -20,6 +20,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
         // warning; the shim includes <hiredis/hiredis.h> and the module map links the library.
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
         .executableTarget(
             name: "pullrefresh",
-            dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
+            dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),

@@ -11,7 +11,7 @@ import os, re, signal, socket, subprocess, sys, threading, time
 from datetime import datetime, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, ".build/release/pullrefresh")
+BIN = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build/release/pullrefresh")
 ROUNDS = int(os.environ.get("LEAK_ROUNDS", "6"))
 SECONDS = int(os.environ.get("LEAK_SECONDS", "4"))
 MARGIN_MB = 2.0
@@ -21,6 +21,14 @@ def rss_mb(pid):
     with open(f"/proc/{pid}/status") as f:
         fields = dict(line.split(":", 1) for line in f if ":" in line)
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def split_mb(pid):
+    """VmRSS split into private memory (RssAnon: the heap, stacks) and pages of mapped files
+    (RssFile: the binary and shared libraries, shared with every process that maps them)."""
+    with open(f"/proc/{pid}/status") as f:
+        fields = dict(line.split(":", 1) for line in f if ":" in line)
+    return int(fields["RssAnon"].split()[0]) / 1024, int(fields["RssFile"].split()[0]) / 1024
 
 
 def storm(port, n=200):
@@ -58,6 +66,7 @@ def main():
         storm(port)
         time.sleep(2)
         start, _ = rss_mb(proc.pid)
+        start_split = split_mb(proc.pid)
         samples = []
         for round_ in range(ROUNDS):
             for path in paths:
@@ -67,6 +76,7 @@ def main():
             samples.append(rss_mb(proc.pid)[0])
         time.sleep(2)
         end, peak = rss_mb(proc.pid)
+        end_split = split_mb(proc.pid)
     finally:
         proc.send_signal(signal.SIGTERM)
         status = proc.wait(timeout=60)
@@ -88,6 +98,10 @@ def main():
         f"| VmRSS at the end, idle | {end:.1f} |",
         f"| growth | {delta:+.1f} (goal ≤ {MARGIN_MB:.0f} MB: {'met' if ok else 'NOT met'}) |",
         f"| peak (VmHWM) | {peak:.1f} |",
+        f"| of which private (RssAnon): after warm-up → end | {start_split[0]:.1f} → {end_split[0]:.1f} "
+        f"({end_split[0] - start_split[0]:+.1f}) |",
+        f"| of which mapped files (RssFile): after warm-up → end | {start_split[1]:.1f} → {end_split[1]:.1f} "
+        f"({end_split[1] - start_split[1]:+.1f}) |",
         "",
         f"The server exited with status {status} on SIGTERM.",
     ]
