@@ -58,8 +58,14 @@ public struct StaticFiles: Sendable {
     /// Hidden files, empty segments and dot segments are never served, nor backslashes or NULs;
     /// a decoded `..` (from `%2e%2e`) is caught here too, as the path was decoded exactly once.
     static func isServable(_ relative: String) -> Bool {
+        if let servable = relative.utf8.withContiguousStorageIfAvailable(isServable) { return servable }
+        return isServable(Array(relative.utf8))
+    }
+
+    /// The check over the path's bytes (a buffer: it runs on every static request).
+    private static func isServable<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
         var segmentStart = true
-        for byte in relative.utf8 {
+        for byte in bytes {
             switch byte {
             case 47:
                 if segmentStart { return false }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A route path such as `/api/items`, `/items/:id` or `/static/*`.
 ///
 /// `:name` captures one segment; a trailing `*` captures the rest of the path (possibly empty)
@@ -41,34 +43,54 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Matches a decoded path, returning captured parameters, or nil. A trailing slash is
-    /// significant: `/api/items/` does not match `/api/items`. Walks the bytes in place: this
-    /// runs for several routes on every request, so it allocates only for captured values.
+    /// significant: `/api/items/` does not match `/api/items`. Runs for several routes on every
+    /// request, so it walks the path's bytes in place (a buffer, not `UTF8View`'s indices) and
+    /// allocates only for captured values.
     func match(_ path: String) -> [String: String]? {
-        let bytes = path.utf8
+        if let matched = path.utf8.withContiguousStorageIfAvailable({ match(bytes: $0) }) { return matched }
+        return Array(path.utf8).withUnsafeBufferPointer { match(bytes: $0) }
+    }
+
+    /// Whether `text` is exactly `bytes` (of the same length), compared as memory.
+    private static func bytes(of text: String, equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let compared = text.utf8.withContiguousStorageIfAvailable { own -> Bool in
+            guard let left = own.baseAddress, let right = bytes.baseAddress else {
+                return own.count == bytes.count
+            }
+            return memcmp(left, right, bytes.count) == 0
+        }
+        return compared ?? text.utf8.elementsEqual(bytes)
+    }
+
+    private func match(bytes: UnsafeBufferPointer<UInt8>) -> [String: String]? {
         guard bytes.first == 47 else { return nil }
         var parameters: [String: String] = [:]
-        var start = bytes.index(after: bytes.startIndex)
+        var start = 1
         for (position, segment) in segments.enumerated() {
             if case .rest = segment {
-                parameters["*"] = String(Substring(bytes[start...]))
+                parameters["*"] = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
                 return parameters
             }
-            let end = bytes[start...].firstIndex(of: 47) ?? bytes.endIndex
-            let part = bytes[start..<end]
+            var end = start
+            while end < bytes.count, bytes[end] != 47 { end += 1 }
+            let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
             switch segment {
             case .literal(let literal):
-                guard part.elementsEqual(literal.utf8) else { return nil }
+                guard literal.utf8.count == part.count, Self.bytes(of: literal, equal: part) else {
+                    return nil
+                }
             case .parameter(let name):
                 guard !part.isEmpty else { return nil }
-                parameters[name] = String(Substring(part))
+                parameters[name] = String(decoding: part, as: UTF8.self)
             case .rest:
                 break
             }
-            if end == bytes.endIndex {
+            if end == bytes.count {
                 // The path ends here; so must the pattern.
                 return position == segments.count - 1 ? parameters : nil
             }
-            start = bytes.index(after: end)
+            start = end + 1
         }
         return nil
     }

@@ -37,6 +37,26 @@ struct RouterTests {
         #expect(empty.status == 404)
     }
 
+    @Test(
+        arguments: [
+            ("/static/*", "/static/app.css", ["*": "app.css"]),
+            ("/static/*", "/static/", ["*": ""]),
+            ("/static/*", "/static", nil),
+            ("/static/*", "/statik/app.css", nil),
+            ("/static/*", "/stat/app.css", nil),
+            ("/static/*", "static/app.css", nil),
+            ("/items/:id", "/items/é42", ["id": "é42"]),
+            ("/items/:id", "/items/42/more", nil),
+            ("/a/:x/b/:y", "/a/1/b/2", ["x": "1", "y": "2"]),
+            ("/api/items", "/api/items", [:]),
+            ("/api/items", "/api/item", nil),
+            ("/api/items", "/api/items/", nil),
+            ("/", "/", [:]),
+        ] as [(String, String, [String: String]?)])
+    func patternsMatchWholeSegments(pattern: String, path: String, expected: [String: String]?) {
+        #expect(PathPattern(pattern).match(path) == expected)
+    }
+
     @Test func unknownPathIs404() async {
         let response = await Self.makeRouter().respond(to: Request(method: "GET", path: "/nope"))
         #expect(response.status == 404)
