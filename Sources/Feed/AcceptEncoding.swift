@@ -30,10 +30,7 @@ enum AcceptEncoding {
     private static let common: [(header: String, qualities: Qualities)] = [
         "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "deflate, gzip, br, zstd",
         "deflate, gzip",
-    ].map { header in
-        var text = header
-        return (header, text.withUTF8 { parse($0) })
-    }
+    ].map { header in (header, parse(header)) }
 
     /// The header's qualities: from ``common`` when it is one of those, else parsed.
     static func qualities(_ header: String) -> Qualities {
@@ -42,6 +39,11 @@ enum AcceptEncoding {
         for entry in common where entry.header.utf8.count == length && entry.header == header {
             return entry.qualities
         }
+        return parse(header)
+    }
+
+    /// Parses the header's bytes.
+    private static func parse(_ header: String) -> Qualities {
         var text = header
         return text.withUTF8 { parse($0) }
     }

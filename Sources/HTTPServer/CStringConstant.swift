@@ -15,16 +15,8 @@ struct CStringConstant: @unchecked Sendable {
     let text: String
 
     init(_ text: StaticString) {
-        length = text.utf8CodeUnitCount
         self.text = text.description
-        let copy = text.withUTF8Buffer { bytes in
-            let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            for (index, byte) in bytes.enumerated() {
-                storage[index] = CChar(bitPattern: byte)
-            }
-            storage[bytes.count] = 0
-            return storage
-        }
-        pointer = UnsafePointer(copy)
+        length = text.utf8CodeUnitCount
+        pointer = UnsafePointer(strdup(self.text)!)
     }
 }

@@ -326,8 +326,7 @@ private func addPerRequestHeaders(to handle: OpaquePointer, context: RequestCont
     for field in core.serverHeaders.fields {
         _ = MHD_add_response_header(handle, field.name, field.value)
     }
-    // withCString, not the implicit conversion, which copies the string into a new array.
-    _ = context.requestID.withCString { MHD_add_response_header(handle, RequestID.cHeaderName.pointer, $0) }
+    RequestID.add(context.requestID, to: handle)
 }
 
 /// A one-off libmicrohttpd response (owned by the caller): over the prepared bytes when there

@@ -72,14 +72,9 @@ final class PreparedResponse: @unchecked Sendable {
             }
             spare.serverHeaders = serverHeaders
         }
-        // withCString, not the implicit conversion, which copies each string into a new array.
-        if let previous = spare.requestID {
-            _ = previous.withCString {
-                MHD_del_response_header(spare.handle, RequestID.cHeaderName.pointer, $0)
-            }
-        }
+        if let previous = spare.requestID { RequestID.remove(previous, from: spare.handle) }
         // Request ids are checked header-safe (or made up), so libmicrohttpd takes them.
-        _ = requestID.withCString { MHD_add_response_header(spare.handle, RequestID.cHeaderName.pointer, $0) }
+        RequestID.add(requestID, to: spare.handle)
         return ResponseLease(
             owner: self, handle: spare.handle, serverHeaders: serverHeaders, requestID: requestID)
     }

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Synchronization
 
 /// `X-Request-Id`: a client's value is kept when it is 1–64 characters of `A-Z a-z 0-9 . _ -`
@@ -6,6 +7,18 @@ enum RequestID {
     static let headerName = "X-Request-Id"
     /// `headerName` for libmicrohttpd's calls, which take it on every request.
     static let cHeaderName = CStringConstant("X-Request-Id")
+
+    // withCString in both, not the implicit conversion, which copies the string into a new array.
+
+    /// Sets `value` as the `X-Request-Id` of a libmicrohttpd response.
+    static func add(_ value: String, to response: OpaquePointer) {
+        _ = value.withCString { MHD_add_response_header(response, cHeaderName.pointer, $0) }
+    }
+
+    /// Takes the `X-Request-Id` `value` off a libmicrohttpd response (a pooled one, for reuse).
+    static func remove(_ value: String, from response: OpaquePointer) {
+        _ = value.withCString { MHD_del_response_header(response, cHeaderName.pointer, $0) }
+    }
     static let maxLength = 64
 
     /// Why a client's value was refused, or nil when it is acceptable.
