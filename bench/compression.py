@@ -239,14 +239,7 @@ def throughput(workdir: str, data: str) -> tuple[dict, list[str]]:
         for index, path in enumerate(["/", "/api/items"]):
             status, headers, body = request(server.port, "GET", path, {"Accept-Encoding": BROWSER_ENCODINGS})
             assert status == 200 and headers.get("Content-Encoding") == "br", f"{path}: {status} {headers}"
-            body_file, header_file = os.path.join(workdir, f"c{index}"), os.path.join(workdir, f"c{index}.h")
-            with open(body_file, "wb") as f:
-                f.write(body)
-            with open(header_file, "w") as f:
-                for name, value in headers.items():
-                    if name.lower() not in ("date", "content-length", "connection", "content-type"):
-                        f.write(f"{name}: {value}\n")
-            argv += [path, headers["Content-Type"], body_file, "-", header_file]
+            argv += base.twin_route(workdir, index, path, headers, body)
             captured[path] = (headers, body)
         twin = base.Server("mhd-twin", argv)
         ok = True

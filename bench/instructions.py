@@ -134,14 +134,7 @@ def capture(path: str, workdir: str, index: int) -> list[str]:
         headers, body = get(port, path, 1)
     finally:
         run.stop(proc)
-    body_file, header_file = os.path.join(workdir, f"c{index}"), os.path.join(workdir, f"c{index}.h")
-    with open(body_file, "wb") as f:
-        f.write(body)
-    with open(header_file, "w") as f:
-        for key, value in headers.items():
-            if key.lower() not in ("date", "content-length", "connection", "content-type"):
-                f.write(f"{key}: {value}\n")
-    return [path, headers["Content-Type"], body_file, "-", header_file]
+    return run.twin_route(workdir, index, path, headers, body)
 
 
 def main() -> int:

@@ -142,6 +142,19 @@ def ensure_tools() -> None:
         apt_install(missing)
 
 
+def twin_route(workdir: str, index: int, path: str, headers: dict[str, str], body: bytes) -> list[str]:
+    """mhd-twin `--headers` arguments for one route answering `body` with the headers ours sent
+    (those libmicrohttpd adds itself and Content-Type, which the route names, left out)."""
+    body_file, header_file = os.path.join(workdir, f"c{index}"), os.path.join(workdir, f"c{index}.h")
+    with open(body_file, "wb") as f:
+        f.write(body)
+    with open(header_file, "w") as f:
+        for name, value in headers.items():
+            if name.lower() not in ("date", "content-length", "connection", "content-type"):
+                f.write(f"{name}: {value}\n")
+    return [path, headers["Content-Type"], body_file, "-", header_file]
+
+
 def build() -> None:
     if os.environ.get("BENCH_NO_BUILD") and os.path.exists(os.path.join(BIN, "pullrefresh")):
         log("BENCH_NO_BUILD set: using the existing release binaries")
