@@ -104,10 +104,7 @@ public final class EventHub: Sendable {
     static func event(_ snapshot: FeedSnapshot, since: Int) -> [UInt8] {
         let added = snapshot.entries.lazy.filter { $0.addedIn > since }.count
         var writer = JSONWriter(capacity: 96)
-        writer.raw("{\"version\":")
-        writer.number(snapshot.version)
-        writer.raw(",\"updatedAt\":")
-        writer.string(Timestamp.iso(snapshot.updatedAt))
+        writer.openSnapshot(snapshot)
         writer.raw(",\"added\":")
         writer.number(added)
         writer.raw("}")

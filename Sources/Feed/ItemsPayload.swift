@@ -6,10 +6,7 @@ enum ItemsPayload {
             after: query.cursor, limit: query.limit, since: added == nil ? query.since : nil)
         let page = selected.entries
         var writer = JSONWriter(capacity: 256 + page.count * 200)
-        writer.raw("{\"version\":")
-        writer.number(snapshot.version)
-        writer.raw(",\"updatedAt\":")
-        writer.string(Timestamp.iso(snapshot.updatedAt))
+        writer.openSnapshot(snapshot)
         writer.raw(",\"items\":")
         writer.items(page)
         writer.raw(",\"nextCursor\":")
