@@ -7,17 +7,17 @@ import Synchronization
 /// A libmicrohttpd response is immutable once queued (connections read its header list while
 /// sending), so per-request headers such as `X-Request-Id` cannot be added to one shared
 /// object. Instead each prepared response keeps a small pool of libmicrohttpd responses over
-/// the same body bytes: a request borrows one (``lease(serverHeaders:requestID:)``), swaps the
-/// previous borrower's `X-Request-Id` for its own (one delete and one add; the server's
-/// constant headers are added once per pooled response), and gives it back when libmicrohttpd
-/// reports the request complete. Nothing is copied per request and only the swapped id allocates.
+/// the same body bytes: a request borrows one (``lease(serverHeaders:requestID:)``), puts its own
+/// `X-Request-Id` on it in place of the previous borrower's (the server's constant headers are
+/// added once per pooled response), and gives it back when libmicrohttpd reports the request
+/// complete. Nothing is copied or allocated per request (see ``RequestIDSlot``).
 final class PreparedResponse: @unchecked Sendable {
     private struct Spare: @unchecked Sendable {
         let handle: OpaquePointer
         /// The server headers on `handle`, or nil when it has none yet.
         var serverHeaders: ServerHeaders?
-        /// The last borrower's `X-Request-Id` on `handle`, or nil when it has none.
-        var requestID: String?
+        /// The `X-Request-Id` value on `handle`, or nil when it has none yet.
+        var requestID: RequestIDSlot?
     }
 
     private let headers: HTTPHeaders
@@ -72,11 +72,12 @@ final class PreparedResponse: @unchecked Sendable {
             }
             spare.serverHeaders = serverHeaders
         }
-        if let previous = spare.requestID { RequestID.remove(previous, from: spare.handle) }
-        // Request ids are checked header-safe (or made up), so libmicrohttpd takes them.
-        RequestID.add(requestID, to: spare.handle)
+        if spare.requestID?.overwrite(with: requestID) != true {
+            // The first borrower, or an id of another length (a client's own): a new header.
+            spare.requestID = RequestIDSlot(replacing: spare.requestID, with: requestID, on: spare.handle)
+        }
         return ResponseLease(
-            owner: self, handle: spare.handle, serverHeaders: serverHeaders, requestID: requestID)
+            owner: self, handle: spare.handle, serverHeaders: serverHeaders, requestID: spare.requestID)
     }
 
     /// Returns a leased response to the pool (or frees it when the pool is full).

@@ -47,7 +47,7 @@ struct LiveServerTests {
     }
 
     /// One prepared response for every request to `/prepared`: its pooled libmicrohttpd
-    /// responses swap the request id between borrowers.
+    /// responses carry each borrower's request id (rewritten in place when the length matches).
     static let prepared = Response.text("cached").prepared()
 
     @Test func pooledResponsesCarryEachRequestsOwnID() async throws {
@@ -57,8 +57,14 @@ struct LiveServerTests {
             let connection = try RawConnection(port: port)
             var responses: [RawResponse] = []
             for index in 0..<6 {
-                // The third request names its own id; the others get made-up ones.
-                let sent = index == 2 ? "X-Request-Id: client-chosen.id_3\r\n" : ""
+                // The third and fifth requests name their own ids (one of another length than
+                // the made-up ones, one of the same length); the others get made-up ones.
+                let sent =
+                    switch index {
+                    case 2: "X-Request-Id: client-chosen.id_3\r\n"
+                    case 4: "X-Request-Id: client-id-of16-5\r\n"
+                    default: ""
+                    }
                 try connection.send("GET /prepared HTTP/1.1\r\nHost: x\r\n\(sent)\r\n")
                 responses.append(try connection.readResponse())
             }
@@ -68,6 +74,7 @@ struct LiveServerTests {
         let ids = responses.map { response in response.headers.filter { $0.0 == "X-Request-Id" }.map(\.1) }
         #expect(ids.allSatisfy { $0.count == 1 })
         #expect(ids[2] == ["client-chosen.id_3"])
+        #expect(ids[4] == ["client-id-of16-5"])
         #expect(Set(ids.map { $0.first ?? "" }).count == 6)
         await server.shutdown()
     }
