@@ -25,7 +25,9 @@ struct RequestIDSlot: @unchecked Sendable {
             RequestID.remove(String(cString: previous.value), from: response)
         }
         RequestID.add(id, to: response)
-        guard let stored = MHD_get_response_header(response, RequestID.cHeaderName.pointer) else { return nil }
+        guard let stored = MHD_get_response_header(response, RequestID.cHeaderName.pointer) else {
+            return nil
+        }
         // The header API hands out const pointers; the value is libmicrohttpd's writable heap copy.
         value = UnsafeMutablePointer(mutating: stored)
         length = strlen(stored)
