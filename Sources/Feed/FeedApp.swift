@@ -136,7 +136,8 @@ public final class FeedApp: Sendable {
                     pageSize: pageSize, before: before),
                 // The first page is what nearly every reader fetches at each version: worth the
                 // denser (slower) brotli setting. Older pages, fetched by few, get the fast one.
-                compression: before == nil ? .dense : .perVersion)
+                compression: before == nil ? .dense : .perVersion,
+                reusableAt: (store, snapshot.version))
         }
         return representation.response(to: request)
     }
@@ -197,7 +198,8 @@ public final class FeedApp: Sendable {
                         "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
                         "Vary": "Accept",
                     ],
-                    body: ItemsPayload.encode(snapshot, query: query, added: nil))
+                    body: ItemsPayload.encode(snapshot, query: query, added: nil),
+                    reusableAt: (store, snapshot.version))
             }.response(to: request)
         }
         let (language, _) = try language(for: request)
@@ -214,7 +216,8 @@ public final class FeedApp: Sendable {
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
                 etag: "\"\(bootTag)-f\(snapshot.version)-\(language)\"", headers: headers,
-                body: try renderer.fragment(page.entries.map(\.item), language: language))
+                body: try renderer.fragment(page.entries.map(\.item), language: language),
+                reusableAt: (store, snapshot.version))
         }.response(to: request)
     }
 

@@ -1,9 +1,11 @@
+import HTTPServer
+
 /// What the routes need from the feed's storage: the in-memory ``FeedStore`` (one process, the
 /// default) and the Redis-backed store (several instances sharing one feed) both provide it.
 ///
 /// Reads (``current``, ``currentVersion``, ``health``) never wait: not for a reload, not for
 /// the network. ``reload()`` is shared: concurrent callers join the reload in flight.
-public protocol FeedBackend: Sendable {
+public protocol FeedBackend: VersionedContent {
     /// The latest snapshot; cheap, never waits.
     var current: FeedSnapshot { get }
     /// The latest snapshot's version, enough to find cached responses.

@@ -34,10 +34,14 @@ final class Representation: Sendable {
     let brotli: Variant?
 
     /// Builds the variants. `etag` nil means no validator (and no `304`); `compression` nil
-    /// means the body is not negotiable (e.g. an image), so no `Vary: Accept-Encoding`.
+    /// means the body is not negotiable (e.g. an image), so no `Vary: Accept-Encoding`. With
+    /// `reusableAt`, the `200`s may be stored by the server and sent again without routing
+    /// while the content stays at that version (``Response/reusable(while:isAt:)``): only for
+    /// bodies that depend on nothing but the target and the fields `headers` name in `Vary`.
     init(
         status: Int = 200, etag: String?, headers: HTTPHeaders, body: [UInt8],
-        compression: CompressionEffort? = .perVersion
+        compression: CompressionEffort? = .perVersion,
+        reusableAt reuse: (content: any VersionedContent, version: Int)? = nil
     ) {
         var headers = headers
         if compression != nil {
@@ -51,9 +55,10 @@ final class Representation: Sendable {
             var bare = fields
             bare.remove("Content-Type")
             bare.remove("Content-Encoding")
+            var ok = Response(status: status, headers: fields, body: bytes).prepared()
+            if let reuse { ok = ok.reusable(while: reuse.content, isAt: reuse.version) }
             return Variant(
-                coding: coding, etag: tag,
-                ok: Response(status: status, headers: fields, body: bytes).prepared(),
+                coding: coding, etag: tag, ok: ok,
                 notModified: tag == nil ? nil : Response(status: 304, headers: bare).prepared())
         }
         identity = variant(.identity, bytes: body)

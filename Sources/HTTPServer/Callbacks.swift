@@ -106,6 +106,16 @@ func mhdAccessHandler(
         return .YES
     }
 
+    if let stored = core.storedResponses,
+        let response = stored.response(
+            method: context.method, path: context.path, query: context.rawQuery, http11: context.http11,
+            connection: connection)
+    {
+        core.metrics?.recordStoredResponse()
+        queue(response, for: context, on: connection, core: core)
+        return .YES
+    }
+
     let request: Request
     do {
         request = try makeRequest(context, connection: connection, core: core)
@@ -140,6 +150,11 @@ func mhdAccessHandler(
             return .YES
         }
         queue(response, for: context, on: connection, core: core)
+        if response.isReusable, let stored = core.storedResponses {
+            stored.remember(
+                response, method: context.method, path: context.path, query: context.rawQuery,
+                headers: headers)
+        }
     case .deferred(let work):
         guard core.reservePending(context) else {
             let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
@@ -165,8 +180,8 @@ private func makeRequest(
         method: context.method, path: Request.decodePath(context.path),
         headers: readHeaders(connection), body: context.body)
     request.peer = prh_client_address(connection).map(PeerAddress.init) ?? .unknown
+    // The raw query stays in the context: a reusable response is stored under it.
     request.query = try Request.decodeQuery(context.rawQuery, limit: core.options.maxQueryParameters)
-    context.rawQuery = ""
     return request
 }
 

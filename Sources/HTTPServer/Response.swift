@@ -2,19 +2,21 @@
 public struct Response: Sendable {
     /// The status code.
     public var status: Int {
-        didSet { preparedHandle = nil }
+        didSet { dropPreparation() }
     }
     /// Header fields to send.
     public var headers: HTTPHeaders {
-        didSet { preparedHandle = nil }
+        didSet { dropPreparation() }
     }
     /// The body bytes; shared copy-on-write, so cached bodies cost nothing to hand out.
     public var body: [UInt8] {
-        didSet { preparedHandle = nil }
+        didSet { dropPreparation() }
     }
     /// The libmicrohttpd object for this exact response, when built by ``prepared()``; any
     /// change to the response drops it.
     private(set) var preparedHandle: PreparedResponse?
+    /// Set by ``reusable(while:isAt:)``: the server may store this response and send it again.
+    private(set) var reuse: ReuseCondition?
     /// Which of the router's routes answered (an index into ``Router/routePatterns``), or -1
     /// for requests no route handled (unknown paths, bad targets); set by the router.
     var routeIndex = -1
@@ -46,6 +48,29 @@ public struct Response: Sendable {
 
     /// Whether ``prepared()`` built the libmicrohttpd object.
     public var isPrepared: Bool { preparedHandle != nil }
+
+    /// This prepared response, marked as one the server may store and send again, without
+    /// routing, to later `GET` and `HEAD` requests for the same target (path and query, byte
+    /// for byte) whose headers named in this response's `Vary` field have the same values,
+    /// for as long as `content` stays at `version` (see ``StoredResponses``).
+    ///
+    /// Mark a response only when that is all it depends on: the handler will not see those
+    /// requests. Requests with validators (`If-None-Match`, `If-Modified-Since`) are always
+    /// routed. Any change to the response (status, headers, body) drops the mark, as it drops
+    /// the preparation; an unprepared response is never stored.
+    public func reusable(while content: any VersionedContent, isAt version: Int) -> Response {
+        var copy = self
+        if copy.preparedHandle != nil { copy.reuse = ReuseCondition(content: content, version: version) }
+        return copy
+    }
+
+    /// Whether ``reusable(while:isAt:)`` marked the response.
+    public var isReusable: Bool { reuse != nil }
+
+    private mutating func dropPreparation() {
+        preparedHandle = nil
+        reuse = nil
+    }
 
     /// A response whose body is written over time through `stream` (an event stream). It is
     /// never prepared nor compressed; the server counts it against ``ServerOptions/maxStreams``

@@ -24,6 +24,8 @@ final class ServerCore: @unchecked Sendable {
     let metrics: ServerMetrics?
     /// Headers every response carries, from the options (HSTS).
     let serverHeaders: ServerHeaders
+    /// Reusable responses answered without routing; nil when the options turn them off.
+    let storedResponses: StoredResponses?
     /// libmicrohttpd's messages before the daemon runs: the reason it refused to start.
     private let earlyMessages = Mutex<[String]>([])
     private let started = Atomic<Bool>(false)
@@ -41,6 +43,8 @@ final class ServerCore: @unchecked Sendable {
             extra.append((name: "Strict-Transport-Security", value: "max-age=31536000"))
         }
         serverHeaders = ServerHeaders(extra)
+        storedResponses =
+            options.storedResponses > 0 ? StoredResponses(capacity: options.storedResponses) : nil
         logTarget.initialize(
             to: prh_log_target(sink: mhdLogSink, context: Unmanaged.passUnretained(self).toOpaque()))
     }

@@ -7,6 +7,7 @@ final class ServerMetrics: Sendable {
     private let requests: [[Counter]]
     private let durations: [Histogram]
     private let bytes: [Counter]
+    private let stored: Counter
 
     init(registry: MetricsRegistry, routes: [String]) {
         let labels = routes + ["unmatched"]
@@ -30,6 +31,14 @@ final class ServerMetrics: Sendable {
                 help: "Response body bytes queued (HEAD counts the GET body), by route pattern.",
                 labels: [("route", route)])
         }
+        stored = registry.counter(
+            "pullrefresh_http_stored_responses_total",
+            help: "Requests answered with a stored response, without routing (counted by route too).")
+    }
+
+    /// Counts a request answered from the stored responses (``record`` counts it as well).
+    func recordStoredResponse() {
+        stored.increment()
     }
 
     /// Records one answered request.

@@ -29,6 +29,9 @@ public struct ServerOptions: Sendable {
     /// Most streaming responses (event streams) open at once; beyond it: `503` + `Retry-After`.
     /// They are not pending requests; each is a connection, so the connection limits apply too.
     public var maxStreams: Int = 512
+    /// Most responses kept to answer repeated requests without routing (those the app marks
+    /// with ``Response/reusable(while:isAt:)``; see ``StoredResponses``); 0 routes every request.
+    public var storedResponses: Int = 64
     /// Seconds sent in `Retry-After` when refusing work.
     public var retryAfterSeconds: Int = 1
     /// How long shutdown waits for pending handlers before answering them `503`.
@@ -70,5 +73,6 @@ public struct ServerOptions: Sendable {
         try require(tls != nil || !strictTransportSecurity, "HSTS needs TLS (a certificate and key)")
         if let problem = tls?.problem() { throw ServerError.invalidTLS(problem) }
         try require(maxQueryParameters >= 1, "max query parameters must be at least 1")
+        try require(storedResponses >= 0, "stored responses must be 0 (none) or more")
     }
 }

@@ -1,0 +1,95 @@
+import CMicroHTTPD
+import Foundation
+
+/// One pass over a request's header fields, in libmicrohttpd's own list (nothing is copied),
+/// for what deciding on a stored response needs: the values of a few named fields (a stored
+/// response's `Vary` names), and whether the request has a `Host`, a body, or a validator.
+struct HeaderScan {
+    /// A field's value where libmicrohttpd keeps it, valid until the request completes.
+    struct Value {
+        var bytes: UnsafePointer<CChar>?
+        var count = 0
+    }
+
+    /// Most `Vary` names a stored response may have.
+    static let maxNames = 4
+
+    /// The lowercase names whose values are collected, at most ``maxNames``.
+    let names: [[UInt8]]
+    /// The value of each name, in the same order; `bytes` nil when the field is absent.
+    var values = InlineArray<4, Value>(repeating: Value())
+    var hasHost = false
+    /// `Content-Length` or `Transfer-Encoding`: the request has (or claims) a body.
+    var hasBodyFraming = false
+    /// `If-None-Match` or `If-Modified-Since`: the app answers those itself (`304`).
+    var hasValidator = false
+    /// A collected name appeared more than once (its value would be ambiguous).
+    var hasRepeatedName = false
+
+    /// Scans the header fields of the request on `connection`.
+    init(names: [[UInt8]], connection: OpaquePointer) {
+        self.names = names
+        withUnsafeMutablePointer(to: &self) { scan in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdScanField, scan)
+        }
+    }
+
+    /// Whether a bodyless request with these fields may be answered without routing: the
+    /// checks the server makes before routing (an HTTP/1.1 `Host`) would pass, and nothing
+    /// beyond the collected fields matters to the answer.
+    func allowsStoredResponse(http11: Bool) -> Bool {
+        !hasBodyFraming && !hasValidator && !hasRepeatedName && (hasHost || !http11)
+    }
+
+    fileprivate mutating func note(
+        _ name: UnsafeBufferPointer<UInt8>, value: UnsafePointer<CChar>?, count: Int
+    ) {
+        switch name.count {
+        case 4: if Self.equalsLowercase(name, "host") { hasHost = true }
+        case 13: if Self.equalsLowercase(name, "if-none-match") { hasValidator = true }
+        case 14: if Self.equalsLowercase(name, "content-length") { hasBodyFraming = true }
+        case 17:
+            if Self.equalsLowercase(name, "transfer-encoding") { hasBodyFraming = true }
+            if Self.equalsLowercase(name, "if-modified-since") { hasValidator = true }
+        default: break
+        }
+        for index in names.indices where names[index].count == name.count {
+            guard names[index].withUnsafeBufferPointer({ Self.equalsLowercase(name, $0) }) else { continue }
+            if values[index].bytes != nil { hasRepeatedName = true }
+            values[index] = Value(bytes: value ?? Self.empty.pointer, count: count)
+        }
+    }
+
+    /// Whether `name` spells `lowercase` in any case (header names are ASCII tokens).
+    static func equalsLowercase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        guard name.count == lowercase.count else { return false }
+        for index in 0..<name.count {
+            let byte = name[index]
+            let folded = (65...90).contains(byte) ? byte | 0x20 : byte
+            if folded != lowercase[index] { return false }
+        }
+        return true
+    }
+
+    private static func equalsLowercase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool
+    {
+        lowercase.withUTF8Buffer { equalsLowercase(name, $0) }
+    }
+
+    /// A field sent with an empty value: present, zero bytes.
+    private static let empty = CStringConstant("")
+}
+
+private func mhdScanField(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ keySize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let scan = cls.assumingMemoryBound(to: HeaderScan.self)
+    key.withMemoryRebound(to: UInt8.self, capacity: keySize) { name in
+        scan.pointee.note(UnsafeBufferPointer(start: name, count: keySize), value: value, count: valueSize)
+    }
+    return .YES
+}

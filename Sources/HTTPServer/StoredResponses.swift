@@ -1,0 +1,87 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The server's store of responses the app marked reusable (``Response/reusable(while:isAt:)``):
+/// a request that matches one is answered with it before a ``Request`` value is even built,
+/// which is how a cached page costs the server about what a plain C server spends on it.
+///
+/// It follows a shared HTTP cache's rules for one's own responses (RFC 9111 §4.1): a stored
+/// response answers a later `GET` or `HEAD` for the same target (path and query, byte for byte)
+/// whose fields named in the response's `Vary` have the same values as the storing request's,
+/// while the app's content is still at the response's version. Everything else is routed:
+/// other methods, requests with a body, without `Host` (HTTP/1.1), with `If-None-Match` or
+/// `If-Modified-Since`, with a `Vary` field repeated; responses with `Vary: *` or more than
+/// ``HeaderScan/maxNames`` names are not stored. The store is bounded: at `capacity`, the oldest
+/// entry makes room (after any whose content moved on).
+final class StoredResponses: Sendable {
+    private let entries = Mutex<[StoredResponse]>([])
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// How many responses are stored (for tests).
+    var count: Int { entries.withLock { $0.count } }
+
+    /// The stored response for a bodyless request, or nil to route it.
+    func response(
+        method: String, path: String, query: Substring, http11: Bool, connection: OpaquePointer
+    ) -> Response? {
+        guard method == "GET" || method == "HEAD" else { return nil }
+        // A copy of the list (one retain): the scan below runs without the lock.
+        let stored = entries.withLock { $0 }
+        guard let first = stored.first(where: { $0.isFor(path: path, query: query) }) else { return nil }
+        let scan = HeaderScan(names: first.key.varyNames, connection: connection)
+        guard scan.allowsStoredResponse(http11: http11) else { return nil }
+        // Entries for one target share their `Vary` names (``remember`` keeps it so).
+        for entry in stored where entry.isFor(path: path, query: query) && entry.matches(scan) {
+            return entry.condition.isCurrent ? entry.response : nil
+        }
+        return nil
+    }
+
+    /// Stores `response` for later requests like this one when it is marked reusable and the
+    /// request and response qualify (see the type's documentation).
+    func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
+    {
+        guard let condition = response.reuse, response.isPrepared, method == "GET" || method == "HEAD",
+            headers["If-None-Match"] == nil, headers["If-Modified-Since"] == nil,
+            let names = Self.varyNames(response.headers)
+        else { return }
+        var values: [[UInt8]?] = []
+        for name in names {
+            let sent = headers.values(for: String(decoding: name, as: UTF8.self))
+            guard sent.count <= 1 else { return }
+            values.append(sent.first.map { Array($0.utf8) })
+        }
+        let key = StoredResponse.Key(path: path, query: String(query), varyNames: names, varyValues: values)
+        let entry = StoredResponse(key: key, response: response, condition: condition)
+        entries.withLock { entries in
+            // Same target: the same request again (replaced), or an older `Vary` (dropped).
+            entries.removeAll { old in
+                old.isFor(path: path, query: query) && (old.key.varyNames != names || old.key == key)
+            }
+            if entries.count >= capacity { entries.removeAll { !$0.condition.isCurrent } }
+            if entries.count >= capacity { entries.removeFirst() }
+            entries.append(entry)
+        }
+    }
+
+    /// The lowercase names in a response's `Vary` fields, or nil when it may not be stored
+    /// (`*`, or too many names to compare).
+    static func varyNames(_ headers: HTTPHeaders) -> [[UInt8]]? {
+        var names: [[UInt8]] = []
+        for field in headers.values(for: "Vary") {
+            for part in field.split(separator: ",") {
+                let name = part.trimmingCharacters(in: .whitespaces).lowercased()
+                if name.isEmpty { continue }
+                if name == "*" { return nil }
+                let bytes = Array(name.utf8)
+                if !names.contains(bytes) { names.append(bytes) }
+            }
+        }
+        return names.count <= HeaderScan.maxNames ? names : nil
+    }
+}
