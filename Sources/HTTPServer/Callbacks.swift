@@ -233,16 +233,16 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
 private func assignRequestID(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
     guard let sent = MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer)
     else {
-        context.requestID = RequestID.generate()
+        context.identity = RequestID.generate()
         return
     }
     if let problem = RequestID.problem(with: sent) {
-        context.requestID = RequestID.generate()
+        context.identity = RequestID.generate()
         let shown = Logger.printable(String(String(cString: sent).prefix(80)))
         core.logger.warning(
             "ignored X-Request-Id '\(shown)' (\(problem)); using a new id", requestID: context.requestID)
     } else {
-        context.requestID = String(cString: sent)
+        context.identity = .sent(String(cString: sent))
     }
 }
 
@@ -262,7 +262,7 @@ private func queue(
         queued = .YES
     } else if let prepared = response.preparedHandle, !closing {
         // A pooled response over the cached bytes; given back when the request completes.
-        guard let lease = prepared.lease(serverHeaders: core.serverHeaders, requestID: context.requestID)
+        guard let lease = prepared.lease(serverHeaders: core.serverHeaders, requestID: context.identity)
         else {
             core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
             return

@@ -16,6 +16,8 @@ struct HeaderScan {
 
     /// The lowercase names whose values are collected, at most ``maxNames``.
     let names: [[UInt8]]
+    /// Each name's length (read for every field: cheaper here than through the nested arrays).
+    private var nameLengths = InlineArray<4, Int>(repeating: -1)
     /// The value of each name, in the same order; `bytes` nil when the field is absent.
     var values = InlineArray<4, Value>(repeating: Value())
     var hasHost = false
@@ -29,6 +31,7 @@ struct HeaderScan {
     /// Scans the header fields of the request on `connection`.
     init(names: [[UInt8]], connection: OpaquePointer) {
         self.names = names
+        for index in names.indices.prefix(Self.maxNames) { nameLengths[index] = names[index].count }
         withUnsafeMutablePointer(to: &self) { scan in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdScanField, scan)
         }
@@ -53,7 +56,7 @@ struct HeaderScan {
             if Self.equalsLowercase(name, "if-modified-since") { hasValidator = true }
         default: break
         }
-        for index in names.indices where names[index].count == name.count {
+        for index in nameLengths.indices where nameLengths[index] == name.count {
             guard names[index].withUnsafeBufferPointer({ Self.equalsLowercase(name, $0) }) else { continue }
             if values[index].bytes != nil { hasRepeatedName = true }
             values[index] = Value(bytes: value ?? Self.empty.pointer, count: count)

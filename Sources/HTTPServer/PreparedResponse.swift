@@ -54,7 +54,7 @@ final class PreparedResponse: @unchecked Sendable {
 
     /// A response for one request carrying the server's headers and `requestID` on top of the
     /// prepared ones; give it back with ``giveBack(_:)`` once libmicrohttpd completed the request.
-    func lease(serverHeaders: ServerHeaders, requestID: String) -> ResponseLease? {
+    func lease(serverHeaders: ServerHeaders, requestID: RequestIdentity) -> ResponseLease? {
         var spare: Spare
         if let pooled = spares.withLock({ $0.popLast() }) {
             spare = pooled

@@ -28,7 +28,9 @@ final class RequestContext: @unchecked Sendable {
     var method = ""
     var path = ""
     /// `X-Request-Id` for the response and the log: the client's, or one made up.
-    var requestID = ""
+    var identity = RequestIdentity.made(0)
+    /// ``identity`` as text, for the logs.
+    var requestID: String { identity.text }
     /// The pooled libmicrohttpd response queued for this request, given back on completion.
     var lease: ResponseLease?
     /// The query as sent (after `?`, undecoded), taken by ``mhdRequestStarted`` before

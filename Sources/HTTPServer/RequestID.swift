@@ -44,23 +44,21 @@ enum RequestID {
     /// starts at a random value, so ids never repeat within a run and need no syscall.
     private static let sequence = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 
-    static func generate() -> String {
+    static func generate() -> RequestIdentity {
         var z = sequence.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         z ^= z >> 31
-        return hex16(z)
+        return .made(z)
     }
 
-    private static func hex16(_ value: UInt64) -> String {
+    /// Writes `value` as 16 lowercase hex digits into the first 16 bytes of `buffer`.
+    static func writeHex(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            digits.withUTF8Buffer { table in
-                for index in 0..<16 {
-                    buffer[index] = table[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
-                }
+        digits.withUTF8Buffer { table in
+            for index in 0..<16 {
+                buffer[index] = table[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
             }
-            return 16
         }
     }
 }

@@ -19,12 +19,12 @@ struct RequestIDSlot: @unchecked Sendable {
 
     /// Puts `id` on `response` as a new header, taking `previous` (another length) off first;
     /// nil when libmicrohttpd refuses it.
-    init?(replacing previous: RequestIDSlot?, with id: String, on response: OpaquePointer) {
+    init?(replacing previous: RequestIDSlot?, with id: RequestIdentity, on response: OpaquePointer) {
         if let previous {
             // A copy: libmicrohttpd frees its own while it compares.
             RequestID.remove(String(cString: previous.value), from: response)
         }
-        RequestID.add(id, to: response)
+        RequestID.add(id.text, to: response)
         guard let stored = MHD_get_response_header(response, RequestID.cHeaderName.pointer) else {
             return nil
         }
@@ -35,9 +35,8 @@ struct RequestIDSlot: @unchecked Sendable {
 
     /// Writes `id` over the current value when it has the same length; false (nothing written)
     /// otherwise.
-    func overwrite(with id: String) -> Bool {
-        var id = id
-        return id.withUTF8 { bytes in
+    func overwrite(with id: RequestIdentity) -> Bool {
+        id.withUTF8 { bytes in
             guard bytes.count == length, let source = bytes.baseAddress else { return false }
             UnsafeMutableRawPointer(value).copyMemory(from: source, byteCount: length)
             return true
