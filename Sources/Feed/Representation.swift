@@ -56,10 +56,12 @@ final class Representation: Sendable {
             bare.remove("Content-Type")
             bare.remove("Content-Encoding")
             var ok = Response(status: status, headers: fields, body: bytes).prepared()
-            if let reuse { ok = ok.reusable(while: reuse.content, isAt: reuse.version) }
-            return Variant(
-                coding: coding, etag: tag, ok: ok,
-                notModified: tag == nil ? nil : Response(status: 304, headers: bare).prepared())
+            var notModified = tag == nil ? nil : Response(status: 304, headers: bare).prepared()
+            if let reuse {
+                ok = ok.reusable(while: reuse.content, isAt: reuse.version)
+                notModified = notModified?.reusable(while: reuse.content, isAt: reuse.version)
+            }
+            return Variant(coding: coding, etag: tag, ok: ok, notModified: notModified)
         }
         identity = variant(.identity, bytes: body)
         func compressed(_ coding: ContentCoding) -> Variant? {

@@ -3,7 +3,7 @@ import Foundation
 
 /// One pass over a request's header fields, in libmicrohttpd's own list (nothing is copied),
 /// for what deciding on a stored response needs: the values of a few named fields (a stored
-/// response's `Vary` names), and whether the request has a `Host`, a body, or a validator.
+/// response's `Vary` names and the validators), and whether the request has a `Host` or a body.
 struct HeaderScan {
     /// A field's value where libmicrohttpd keeps it, valid until the request completes.
     struct Value {
@@ -11,20 +11,18 @@ struct HeaderScan {
         var count = 0
     }
 
-    /// Most `Vary` names a stored response may have.
-    static let maxNames = 4
+    /// Most names collected: a stored response's `Vary` names (at most 4) and the validators.
+    static let maxNames = 6
 
     /// The lowercase names whose values are collected, at most ``maxNames``.
     let names: [[UInt8]]
     /// Each name's length (read for every field: cheaper here than through the nested arrays).
-    private var nameLengths = InlineArray<4, Int>(repeating: -1)
+    private var nameLengths = InlineArray<6, Int>(repeating: -1)
     /// The value of each name, in the same order; `bytes` nil when the field is absent.
-    var values = InlineArray<4, Value>(repeating: Value())
+    var values = InlineArray<6, Value>(repeating: Value())
     var hasHost = false
     /// `Content-Length` or `Transfer-Encoding`: the request has (or claims) a body.
     var hasBodyFraming = false
-    /// `If-None-Match` or `If-Modified-Since`: the app answers those itself (`304`).
-    var hasValidator = false
     /// A collected name appeared more than once (its value would be ambiguous).
     var hasRepeatedName = false
 
@@ -41,7 +39,7 @@ struct HeaderScan {
     /// checks the server makes before routing (an HTTP/1.1 `Host`) would pass, and nothing
     /// beyond the collected fields matters to the answer.
     func allowsStoredResponse(http11: Bool) -> Bool {
-        !hasBodyFraming && !hasValidator && !hasRepeatedName && (hasHost || !http11)
+        !hasBodyFraming && !hasRepeatedName && (hasHost || !http11)
     }
 
     fileprivate mutating func note(
@@ -49,11 +47,8 @@ struct HeaderScan {
     ) {
         switch name.count {
         case 4: if Self.equalsLowercase(name, "host") { hasHost = true }
-        case 13: if Self.equalsLowercase(name, "if-none-match") { hasValidator = true }
         case 14: if Self.equalsLowercase(name, "content-length") { hasBodyFraming = true }
-        case 17:
-            if Self.equalsLowercase(name, "transfer-encoding") { hasBodyFraming = true }
-            if Self.equalsLowercase(name, "if-modified-since") { hasValidator = true }
+        case 17: if Self.equalsLowercase(name, "transfer-encoding") { hasBodyFraming = true }
         default: break
         }
         for index in nameLengths.indices where nameLengths[index] == name.count {

@@ -51,13 +51,13 @@ public struct Response: Sendable {
 
     /// This prepared response, marked as one the server may store and send again, without
     /// routing, to later `GET` and `HEAD` requests for the same target (path and query, byte
-    /// for byte) whose headers named in this response's `Vary` field have the same values,
-    /// for as long as `content` stays at `version` (see ``StoredResponses``).
+    /// for byte) whose headers named in this response's `Vary` field, `If-None-Match` and
+    /// `If-Modified-Since` have the same values, for as long as `content` stays at `version`
+    /// (see ``StoredResponses``).
     ///
     /// Mark a response only when that is all it depends on: the handler will not see those
-    /// requests. Requests with validators (`If-None-Match`, `If-Modified-Since`) are always
-    /// routed. Any change to the response (status, headers, body) drops the mark, as it drops
-    /// the preparation; an unprepared response is never stored.
+    /// requests. Any change to the response (status, headers, body) drops the mark, as it
+    /// drops the preparation; an unprepared response is never stored.
     public func reusable(while content: any VersionedContent, isAt version: Int) -> Response {
         var copy = self
         if copy.preparedHandle != nil { copy.reuse = ReuseCondition(content: content, version: version) }

@@ -9,11 +9,12 @@ import Synchronization
 /// It follows a shared HTTP cache's rules for one's own responses (RFC 9111 §4.1): a stored
 /// response answers a later `GET` or `HEAD` for the same target (path and query, byte for byte)
 /// whose fields named in the response's `Vary` have the same values as the storing request's,
-/// while the app's content is still at the response's version. Everything else is routed:
-/// other methods, requests with a body, without `Host` (HTTP/1.1), with `If-None-Match` or
-/// `If-Modified-Since`, with a `Vary` field repeated; responses with `Vary: *` or more than
-/// ``HeaderScan/maxNames`` names are not stored. The store is bounded: at `capacity`, the oldest
-/// entry makes room (after any whose content moved on).
+/// while the app's content is still at the response's version. The validators
+/// (`If-None-Match`, `If-Modified-Since`) count as named too, so a `304` the app marked is
+/// stored for requests with the very same validator. Everything else is routed: other methods,
+/// requests with a body, without `Host` (HTTP/1.1), with a named field repeated; responses
+/// with `Vary: *` or more than four names are not stored. The store is bounded: at `capacity`,
+/// the oldest entry makes room (after any whose content moved on).
 final class StoredResponses: Sendable {
     private let entries = Mutex<[StoredResponse]>([])
     let capacity: Int
@@ -47,8 +48,7 @@ final class StoredResponses: Sendable {
     func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
     {
         guard let condition = response.reuse, response.isPrepared, method == "GET" || method == "HEAD",
-            headers["If-None-Match"] == nil, headers["If-Modified-Since"] == nil,
-            let names = Self.varyNames(response.headers)
+            let names = Self.keyNames(response.headers)
         else { return }
         var values: [[UInt8]?] = []
         for name in names {
@@ -69,8 +69,18 @@ final class StoredResponses: Sendable {
         }
     }
 
+    /// The request fields whose values select a stored response: the response's `Vary` names
+    /// and the validators; nil when it may not be stored.
+    static func keyNames(_ headers: HTTPHeaders) -> [[UInt8]]? {
+        guard var names = varyNames(headers) else { return nil }
+        for validator in ["if-none-match", "if-modified-since"] where !names.contains(Array(validator.utf8)) {
+            names.append(Array(validator.utf8))
+        }
+        return names
+    }
+
     /// The lowercase names in a response's `Vary` fields, or nil when it may not be stored
-    /// (`*`, or too many names to compare).
+    /// (`*`, or more than four names).
     static func varyNames(_ headers: HTTPHeaders) -> [[UInt8]]? {
         var names: [[UInt8]] = []
         for field in headers.values(for: "Vary") {
@@ -82,6 +92,6 @@ final class StoredResponses: Sendable {
                 if !names.contains(bytes) { names.append(bytes) }
             }
         }
-        return names.count <= HeaderScan.maxNames ? names : nil
+        return names.count <= HeaderScan.maxNames - 2 ? names : nil
     }
 }
