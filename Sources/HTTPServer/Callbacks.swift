@@ -62,7 +62,7 @@ func mhdAccessHandler(
     if !context.started {
         context.started = true
         context.method = method.map(methodName) ?? ""
-        context.path = url.map { String(cString: $0) } ?? ""
+        context.rawPath = url
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
         assignRequestID(context, connection: connection, core: core)
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
@@ -106,13 +106,13 @@ func mhdAccessHandler(
         return .YES
     }
 
-    if let stored = core.storedResponses,
-        let response = stored.response(
-            method: context.method, path: context.path, query: context.rawQuery, http11: context.http11,
+    if let stored = core.storedResponses, let url,
+        let entry = stored.response(
+            method: context.method, path: url, query: context.rawQuery, http11: context.http11,
             connection: connection)
     {
         core.metrics?.recordStoredResponse()
-        queue(response, for: context, on: connection, core: core)
+        queue(entry.response, for: context, on: connection, core: core)
         return .YES
     }
 

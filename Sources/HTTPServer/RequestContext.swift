@@ -26,7 +26,17 @@ final class RequestContext: @unchecked Sendable {
     var discarded = 0
     var answered = false
     var method = ""
-    var path = ""
+    /// The path as sent, in libmicrohttpd's buffer: valid until the request completes.
+    var rawPath: UnsafePointer<CChar>?
+    private var pathText: String?
+    /// `rawPath` as text, made on first use: a request answered from the stored responses
+    /// never needs it unless the access log is on.
+    var path: String {
+        if let pathText { return pathText }
+        let text = rawPath.map { String(cString: $0) } ?? ""
+        pathText = text
+        return text
+    }
     /// `X-Request-Id` for the response and the log: the client's, or one made up.
     var identity = RequestIdentity.made(0)
     /// ``identity`` as text, for the logs.

@@ -5,9 +5,9 @@ final class StoredResponse: Sendable {
     /// The storing request's target and the values it sent for the response's `Vary` names.
     struct Key: Equatable, Sendable {
         /// The path as sent (undecoded).
-        var path: String
+        var path: [UInt8]
         /// The query as sent (undecoded, without the `?`); empty when there was none.
-        var query: String
+        var query: [UInt8]
         /// The response's `Vary` names, lowercase.
         var varyNames: [[UInt8]]
         /// The storing request's value for each name, nil where it sent none.
@@ -24,9 +24,14 @@ final class StoredResponse: Sendable {
         self.condition = condition
     }
 
-    /// Whether the entry is for this target.
-    func isFor(path: String, query: Substring) -> Bool {
-        key.path == path && key.query == query
+    /// Whether the entry is for this target (`length` bytes of `path`, as sent).
+    func isFor(path: UnsafePointer<CChar>, length: Int, query: Substring) -> Bool {
+        // Bytes, not `==`: a query is nearly always empty, and Unicode-aware comparison costs more.
+        guard key.path.count == length, key.query.count == query.utf8.count else { return false }
+        guard key.query.isEmpty || key.query.elementsEqual(query.utf8) else { return false }
+        return key.path.withUnsafeBytes { stored in
+            length == 0 || memcmp(stored.baseAddress!, path, length) == 0
+        }
     }
 
     /// Whether a request for this target sent the same values (scanned with the `Vary` names).

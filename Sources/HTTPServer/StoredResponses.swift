@@ -28,19 +28,24 @@ final class StoredResponses: Sendable {
 
     /// The stored response for a bodyless request, or nil to route it.
     func response(
-        method: String, path: String, query: Substring, http11: Bool, connection: OpaquePointer
-    ) -> Response? {
+        method: String, path: UnsafePointer<CChar>, query: Substring, http11: Bool, connection: OpaquePointer
+    ) -> StoredResponse? {
         guard method == "GET" || method == "HEAD" else { return nil }
-        // A copy of the list (one retain): the scan below runs without the lock.
-        let stored = entries.withLock { $0 }
-        guard let first = stored.first(where: { $0.isFor(path: path, query: query) }) else { return nil }
-        let scan = HeaderScan(names: first.key.varyNames, connection: connection)
-        guard scan.allowsStoredResponse(http11: http11) else { return nil }
-        // Entries for one target share their `Vary` names (``remember`` keeps it so).
-        for entry in stored where entry.isFor(path: path, query: query) && entry.matches(scan) {
-            return entry.condition.isCurrent ? entry.response : nil
+        let length = strlen(path)
+        // All under the lock (a scan of a few header fields): copying the list out costs more.
+        return entries.withLock { entries -> StoredResponse? in
+            guard
+                let first = entries.firstIndex(where: { $0.isFor(path: path, length: length, query: query) })
+            else { return nil }
+            let scan = HeaderScan(names: entries[first].key.varyNames, connection: connection)
+            guard scan.allowsStoredResponse(http11: http11) else { return nil }
+            // Entries for one target share their `Vary` names (``remember`` keeps it so).
+            for entry in entries[first...]
+            where entry.isFor(path: path, length: length, query: query) && entry.matches(scan) {
+                return entry.condition.isCurrent ? entry : nil
+            }
+            return nil
         }
-        return nil
     }
 
     /// Stores `response` for later requests like this one when it is marked reusable and the
@@ -56,12 +61,14 @@ final class StoredResponses: Sendable {
             guard sent.count <= 1 else { return }
             values.append(sent.first.map { Array($0.utf8) })
         }
-        let key = StoredResponse.Key(path: path, query: String(query), varyNames: names, varyValues: values)
+        let key = StoredResponse.Key(
+            path: Array(path.utf8), query: Array(query.utf8), varyNames: names, varyValues: values)
         let entry = StoredResponse(key: key, response: response, condition: condition)
         entries.withLock { entries in
             // Same target: the same request again (replaced), or an older `Vary` (dropped).
             entries.removeAll { old in
-                old.isFor(path: path, query: query) && (old.key.varyNames != names || old.key == key)
+                old.key.path == key.path && old.key.query == key.query
+                    && (old.key.varyNames != names || old.key == key)
             }
             if entries.count >= capacity { entries.removeAll { !$0.condition.isCurrent } }
             if entries.count >= capacity { entries.removeFirst() }

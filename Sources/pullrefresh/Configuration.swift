@@ -58,6 +58,7 @@ struct Configuration {
           --polling poll|epoll   libmicrohttpd's event mechanism (default poll; see README)
           --grace SECONDS        Shutdown grace period for pending requests (default 10)
           --max-streams N        Most open event streams (GET /api/events); beyond: 503 (default 512)
+          --stored-responses N   Cached pages and API bodies kept to answer repeats unrouted (default 64, 0 = off)
           --heartbeat D          Comment sent on idle event streams: seconds or 500ms/2s (default 15s)
           --quiet                No access log or info lines
           --tls-cert FILE        Serve HTTPS with this PEM certificate (chain); needs --tls-key
@@ -171,6 +172,8 @@ struct Configuration {
                     try number(0...600))
             case "--max-streams":
                 config.server.maxStreams = try number(0...100_000)
+            case "--stored-responses":
+                config.server.storedResponses = try number(0...10_000)
             case "--heartbeat":
                 config.heartbeat = try duration(value(for: flag, inline: inline), flag: flag)
                 guard config.heartbeat >= .milliseconds(100) else {

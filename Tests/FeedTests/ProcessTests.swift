@@ -188,6 +188,7 @@ struct ProcessTests {
         (["--heartbeat", "10ms"], "--heartbeat must be at least 100ms"),
         (["--heartbeat", "often"], "--heartbeat must be a duration"),
         (["--max-streams", "-1"], "--max-streams must be an integer from 0 to 100000"),
+        (["--stored-responses", "lots"], "--stored-responses must be an integer from 0 to 10000"),
     ])
     func badFlagsAreOneLineAndExit2(arguments: [String], message: String) async throws {
         let result = try await Self.run(arguments)
