@@ -139,6 +139,9 @@ public final class Server: Sendable {
     /// Requests whose async handlers are still running.
     public var pendingRequests: Int { core.pendingCount }
 
+    /// Responses kept to answer repeated requests without routing (``ServerOptions/storedResponses``).
+    public var storedResponseCount: Int { core.storedResponses?.count ?? 0 }
+
     /// Stops accepting, lets pending handlers finish within the grace period, answers the rest
     /// `503`, waits for responses to be sent, then stops libmicrohttpd. Safe to call twice.
     public func shutdown() async {

@@ -44,6 +44,39 @@ struct LiveFeedTests {
         await server.shutdown()
     }
 
+    /// The server stores the page, item bodies and their 304s: repeats are answered byte for
+    /// byte as the app answered the first (but the id and date), and a reload's new version is
+    /// what the very next request gets.
+    @Test func storedAnswersMatchTheAppsAndNeverOutliveTheirVersion() async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try Self.start(app)
+        let gets = [
+            "GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, deflate, br\r\nAccept-Language: tr\r\n\r\n",
+            "GET /api/items HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n",
+            "GET /api/items?limit=2 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n",
+        ]
+        let refresh = "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+        let responses = try await Self.exchange(server.port, gets + gets + [refresh] + gets + gets)
+        func stable(_ response: RawResponse) -> [String] {
+            response.headers.filter { !["X-Request-Id", "Date"].contains($0.0) }.map { "\($0.0): \($0.1)" }
+                + [String(decoding: response.body, as: UTF8.self)]
+        }
+        for index in 0..<3 {
+            // The second of each pair came from the store: the same answer.
+            #expect(stable(responses[index]) == stable(responses[index + 3]))
+            #expect(stable(responses[index + 7]) == stable(responses[index + 10]))
+            // After the reload: the new version, not the stored one.
+            #expect(responses[index + 7].header("ETag") != responses[index].header("ETag"))
+        }
+        #expect(responses[0].header("Content-Encoding") == "br")
+        #expect(responses[0].text.isEmpty == false)
+        #expect(responses[1].header("Vary") == "Accept, Accept-Encoding")
+        #expect(responses[2].text.contains("data-item-id="))
+        #expect(responses[9].header("X-Feed-Version") == "2")
+        #expect(server.storedResponseCount > 0)
+        await server.shutdown()
+    }
+
     @Test func fragmentAndNoJsRefreshOverTheWire() async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
