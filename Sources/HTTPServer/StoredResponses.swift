@@ -53,7 +53,7 @@ final class StoredResponses: Sendable {
     func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
     {
         guard let condition = response.reuse, response.isPrepared, method == "GET" || method == "HEAD",
-            let names = Self.keyNames(response.headers)
+            condition.isCurrent, let names = Self.keyNames(response.headers)
         else { return }
         var values: [[UInt8]?] = []
         for name in names {

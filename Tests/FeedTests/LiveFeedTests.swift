@@ -77,6 +77,31 @@ struct LiveFeedTests {
         await server.shutdown()
     }
 
+    /// A static file is stored by the server only for the rest of the second it was checked in:
+    /// requested over and over while it changes on disk, the new bytes arrive within ~1 s.
+    @Test func aChangedStaticFileIsSeenWithinASecondThoughStored() async throws {
+        let (app, root) = try Fixtures.app()
+        let server = try Self.start(app)
+        let port = server.port
+        let file = root.appendingPathComponent("Public/app.css")
+        let get = "GET /static/app.css HTTP/1.1\r\nHost: x\r\n\r\n"
+        let before = try await Self.exchange(port, [get, get, get])
+        #expect(Set(before.map(\.text)).count == 1)
+        #expect(server.storedResponseCount > 0)
+        try "body { color: red; }".write(to: file, atomically: true, encoding: .utf8)
+        let changed = ContinuousClock.now
+        var seen: Duration?
+        while seen == nil, ContinuousClock.now - changed < .seconds(8) {
+            let response = try await Self.exchange(port, [get])[0]
+            if response.text == "body { color: red; }" { seen = ContinuousClock.now - changed }
+        }
+        let delay = try #require(seen, "the new bytes never arrived")
+        // A second of trust in the last check, plus generous slack for a busy machine: what this
+        // guards against is a stored response that never expires (the loop gives up at 8 s).
+        #expect(delay < .seconds(3))
+        await server.shutdown()
+    }
+
     @Test func fragmentAndNoJsRefreshOverTheWire() async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
