@@ -5,8 +5,7 @@ import Synchronization
 /// Serves files from `Public/` under `/static/`: no listings, no way out of the folder, an ETag
 /// from the content, and an in-memory copy refreshed when the file's size or mtime change
 /// (checked at most once a second per file, so a hot asset costs no system call). Responses
-/// may be stored by the server until the end of the second their file was checked in
-/// (``RecheckWindow``).
+/// may be stored by the server for as long as that check is trusted (``FileCheck``).
 public struct StaticFiles: Sendable {
     private struct Entry {
         var modified: timespec
@@ -48,25 +47,18 @@ public struct StaticFiles: Sendable {
         guard Self.isServable(relative) else { throw HTTPError.notFound("No such file.") }
         let now = ContinuousClock.now
         if let fresh = cache.entries.withLock({ entries -> Entry? in
-            guard let entry = entries[relative], now - entry.checked < .seconds(1) else { return nil }
+            guard let entry = entries[relative], now - entry.checked < FileCheck.trust else { return nil }
             return entry
         }) {
-            return Self.reusable(fresh.representation.response(to: request), checked: fresh.checked, now: now)
+            return Self.reusable(fresh.representation.response(to: request), checked: fresh.checked)
         }
         guard let entry = load(relative, now: now) else { throw HTTPError.notFound("No such file.") }
-        return Self.reusable(entry.representation.response(to: request), checked: entry.checked, now: now)
+        return Self.reusable(entry.representation.response(to: request), checked: entry.checked)
     }
 
-    /// `response`, storable by the server while the second its file was checked in lasts (when
-    /// that is still now).
-    private static func reusable(
-        _ response: Response, checked: ContinuousClock.Instant, now: ContinuousClock.Instant
-    )
-        -> Response
-    {
-        let window = RecheckWindow.window(of: checked)
-        guard window == RecheckWindow.window(of: now) else { return response }
-        return response.reusable(while: RecheckWindow(), isAt: window)
+    /// `response`, storable by the server while the check of its file is trusted.
+    private static func reusable(_ response: Response, checked: ContinuousClock.Instant) -> Response {
+        response.reusable(while: FileCheck(checked: checked), isAt: FileCheck.trusted)
     }
 
     /// Hidden files, empty segments and dot segments are never served, nor backslashes or NULs;
