@@ -64,8 +64,20 @@ func mhdAccessHandler(
         context.method = method.map(methodName) ?? ""
         context.rawPath = url
         context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-        assignRequestID(context, connection: connection, core: core)
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
+        // A target with stored responses: one pass over the fields finds the answer and the id.
+        let match = url.flatMap { url in
+            core.storedResponses?.match(
+                method: context.method, path: url, query: context.rawQuery, http11: context.http11,
+                connection: connection)
+        }
+        context.storedAnswer = match?.entry
+        assignRequestID(
+            context,
+            sent: match.map(\.sentRequestID)
+                ?? MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer),
+            core: core)
+        if match?.hasBodyFraming ?? true,
+            let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
             let declared = Int(String(cString: length)), declared > core.options.maxBodySize
         {
             // Refusing before the body is read: libmicrohttpd then closes instead of reading it.
@@ -106,14 +118,14 @@ func mhdAccessHandler(
         return .YES
     }
 
-    if let stored = core.storedResponses, let url,
-        let entry = stored.response(
-            method: context.method, path: url, query: context.rawQuery, http11: context.http11,
-            connection: connection)
-    {
-        core.metrics?.recordStoredResponse()
-        queue(entry.response, for: context, on: connection, core: core)
-        return .YES
+    if let entry = context.storedAnswer {
+        context.storedAnswer = nil
+        // Still current now that the answer is due (a reload may have come in between).
+        if entry.condition.isCurrent {
+            core.metrics?.recordStoredResponse()
+            queue(entry.response, for: context, on: connection, core: core)
+            return .YES
+        }
     }
 
     let request: Request
@@ -229,10 +241,10 @@ private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer
     queue(response, for: context, on: connection, core: core)
 }
 
-/// The client's `X-Request-Id` when it is acceptable, else a new one; a refused value is logged.
-private func assignRequestID(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
-    guard let sent = MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer)
-    else {
+/// The client's `X-Request-Id` (`sent`) when it is acceptable, else a new one; a refused value
+/// is logged.
+private func assignRequestID(_ context: RequestContext, sent: UnsafePointer<CChar>?, core: ServerCore) {
+    guard let sent else {
         context.identity = RequestID.generate()
         return
     }

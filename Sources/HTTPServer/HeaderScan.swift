@@ -3,7 +3,8 @@ import Foundation
 
 /// One pass over a request's header fields, in libmicrohttpd's own list (nothing is copied),
 /// for what deciding on a stored response needs: the values of a few named fields (a stored
-/// response's `Vary` names and the validators), and whether the request has a `Host` or a body.
+/// response's `Vary` names and the validators), whether the request has a `Host` or a body, and
+/// its `X-Request-Id`.
 struct HeaderScan {
     /// A field's value where libmicrohttpd keeps it, valid until the request completes.
     struct Value {
@@ -21,6 +22,8 @@ struct HeaderScan {
     /// The value of each name, in the same order; `bytes` nil when the field is absent.
     var values = InlineArray<6, Value>(repeating: Value())
     var hasHost = false
+    /// The `X-Request-Id` field's value (a C string), read in the same pass.
+    var requestID: UnsafePointer<CChar>?
     /// `Content-Length` or `Transfer-Encoding`: the request has (or claims) a body.
     var hasBodyFraming = false
     /// A collected name appeared more than once (its value would be ambiguous).
@@ -47,6 +50,7 @@ struct HeaderScan {
     ) {
         switch name.count {
         case 4: if Self.equalsLowercase(name, "host") { hasHost = true }
+        case 12: if requestID == nil, Self.equalsLowercase(name, "x-request-id") { requestID = value }
         case 14: if Self.equalsLowercase(name, "content-length") { hasBodyFraming = true }
         case 17: if Self.equalsLowercase(name, "transfer-encoding") { hasBodyFraming = true }
         default: break

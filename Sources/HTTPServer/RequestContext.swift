@@ -41,6 +41,8 @@ final class RequestContext: @unchecked Sendable {
     var identity = RequestIdentity.made(0)
     /// ``identity`` as text, for the logs.
     var requestID: String { identity.text }
+    /// The stored response the first handler call found for this request (sent by the last).
+    var storedAnswer: StoredResponse?
     /// The pooled libmicrohttpd response queued for this request, given back on completion.
     var lease: ResponseLease?
     /// The query as sent (after `?`, undecoded), taken by ``mhdRequestStarted`` before

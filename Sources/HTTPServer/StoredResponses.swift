@@ -26,25 +26,41 @@ final class StoredResponses: Sendable {
     /// How many responses are stored (for tests).
     var count: Int { entries.withLock { $0.count } }
 
-    /// The stored response for a bodyless request, or nil to route it.
-    func response(
+    /// What ``match(method:path:query:http11:connection:)`` found in one pass over the fields.
+    /// Unchecked: the pointer is libmicrohttpd's, used on the calling thread during the call.
+    struct Match: @unchecked Sendable {
+        /// The response to send, or nil to route the request.
+        let entry: StoredResponse?
+        /// The request's `X-Request-Id` field (libmicrohttpd's C string), or nil.
+        let sentRequestID: UnsafePointer<CChar>?
+        /// Whether the request has (or claims) a body.
+        let hasBodyFraming: Bool
+    }
+
+    /// The stored response for a request, looked for once its header fields are in (the first
+    /// handler call); nil when nothing is stored for its method and target (the fields were
+    /// not read).
+    func match(
         method: String, path: UnsafePointer<CChar>, query: Substring, http11: Bool, connection: OpaquePointer
-    ) -> StoredResponse? {
+    ) -> Match? {
         guard method == "GET" || method == "HEAD" else { return nil }
         let length = strlen(path)
         // All under the lock (a scan of a few header fields): copying the list out costs more.
-        return entries.withLock { entries -> StoredResponse? in
+        return entries.withLock { entries -> Match? in
             guard
                 let first = entries.firstIndex(where: { $0.isFor(path: path, length: length, query: query) })
             else { return nil }
             let scan = HeaderScan(names: entries[first].key.varyNames, connection: connection)
-            guard scan.allowsStoredResponse(http11: http11) else { return nil }
-            // Entries for one target share their `Vary` names (``remember`` keeps it so).
-            for entry in entries[first...]
-            where entry.isFor(path: path, length: length, query: query) && entry.matches(scan) {
-                return entry.condition.isCurrent ? entry : nil
+            var found: StoredResponse?
+            if scan.allowsStoredResponse(http11: http11) {
+                // Entries for one target share their `Vary` names (``remember`` keeps it so).
+                found = entries[first...].first { entry in
+                    entry.isFor(path: path, length: length, query: query) && entry.matches(scan)
+                }
             }
-            return nil
+            return Match(
+                entry: found?.condition.isCurrent == true ? found : nil, sentRequestID: scan.requestID,
+                hasBodyFraming: scan.hasBodyFraming)
         }
     }
 

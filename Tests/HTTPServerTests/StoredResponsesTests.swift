@@ -115,6 +115,22 @@ struct StoredResponsesTests {
         await fixture.server.shutdown()
     }
 
+    @Test func aStoredAnswerCarriesTheClientsRequestID() async throws {
+        let fixture = try Self.start()
+        let responses = try await Self.exchange(
+            fixture.server.port,
+            [
+                Self.get("/page"), Self.get("/page", "X-Request-Id: trace-7.a_b\r\n"),
+                Self.get("/page", "x-request-id: not ok!\r\n"),
+            ])
+        #expect(fixture.calls["/page"] == 1)
+        let ids = responses.map { $0.headers.first { $0.0 == "X-Request-Id" }?.1 ?? "" }
+        #expect(ids[1] == "trace-7.a_b")
+        // Refused (a space and `!`): a made-up one instead.
+        #expect(ids[2].count == 16 && ids[2] != ids[0])
+        await fixture.server.shutdown()
+    }
+
     @Test func otherValuesOfVaryFieldsAreRoutedAndStoredApart() async throws {
         try await Self.expect(
             [
