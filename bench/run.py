@@ -433,22 +433,28 @@ def check_twin(ours_server: Server, twin: Server, captured: dict) -> list[str]:
     return lines, ok
 
 
-def compare(scenarios: list[tuple], ours_server: Server, twin: Server) -> dict:
+def compare(scenarios: list[tuple], ours_server: Server, twin: Server, rounds: int = ROUNDS,
+            duration: int = DURATION) -> dict:
+    """Alternates ours and the twin (A B A B …) per scenario. Besides each side's medians, the
+    result has `paired`: the median over rounds of ours ÷ twin within the round, two runs back to
+    back, which cancels the slower swings of a shared machine that the medians of each side keep."""
     results = {}
     for key, label, path, headers in scenarios:
-        log(f"\n[{key}] {label}: warm-up {WARMUP}s each, then {ROUNDS} round(s) of {DURATION}s, ours/twin interleaved")
+        log(f"\n[{key}] {label}: warm-up {WARMUP}s each, then {rounds} round(s) of {duration}s, ours/twin interleaved")
         for server in (ours_server, twin):
             wrk(server, path, WARMUP, headers=headers)
         runs = {"ours": [], "twin": []}
-        for round_index in range(ROUNDS):
+        for round_index in range(rounds):
             for name, server in (("ours", ours_server), ("twin", twin)):
-                r = wrk(server, path, DURATION, headers=headers)
+                r = wrk(server, path, duration, headers=headers)
                 runs[name].append(r)
                 log(f"  round {round_index + 1} {name:4}: {r['rps']:10.0f} req/s  p50 {r['p50']:.3f} ms  "
                     f"p99 {r['p99']:.3f} ms  errors {r['errors']}  server {r['cpu'] * 100:.0f}% CPU, "
                     f"{r['cpu_us_per_req']:.1f} µs/req; cores busy {cores_text(r)}; other processes "
                     f"{r['foreign'] * 100:.0f}% of a core")
-        results[key] = {"label": label, "ours": summarize(runs["ours"]), "twin": summarize(runs["twin"])}
+        pairs = [o["rps"] / t["rps"] for o, t in zip(runs["ours"], runs["twin"]) if t["rps"]]
+        results[key] = {"label": label, "ours": summarize(runs["ours"]), "twin": summarize(runs["twin"]),
+                        "paired": statistics.median(pairs) if pairs else float("nan")}
     return results
 
 
