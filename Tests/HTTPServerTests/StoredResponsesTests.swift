@@ -32,7 +32,7 @@ struct StoredResponsesTests {
 
     /// Routes whose answers are reusable (`/page` varies on `Accept-Language`, `/any` on `*`)
     /// and one that is not (`/plain`); each body names the version and the request's language.
-    static func start(capacity: Int = 64) throws -> Fixture {
+    static func start(capacity: Int = 64, threads: Int = 1) throws -> Fixture {
         let content = TestContent()
         let calls = HandlerCalls()
         var router = Router()
@@ -62,7 +62,7 @@ struct StoredResponsesTests {
         }
         var options = ServerOptions()
         options.port = 0
-        options.threads = 1
+        options.threads = threads
         options.storedResponses = capacity
         let server = try Server(router: router, options: options, logger: Logger(quiet: true))
         return Fixture(server: server, content: content, calls: calls)
@@ -151,6 +151,36 @@ struct StoredResponsesTests {
         let after = try await Self.exchange(port, [Self.get("/page"), Self.get("/page")])
         #expect((before + after).map(\.text) == ["v1 none ", "v1 none ", "v2 none ", "v2 none "])
         #expect(fixture.calls["/page"] == 2)
+        await fixture.server.shutdown()
+    }
+
+    /// Connections on two server threads ask at once, phase after phase, each phase after the
+    /// version moved: every answer is the current version's, stored or routed.
+    @Test func concurrentRequestsNeverGetAnOlderVersion() async throws {
+        let fixture = try Self.start(threads: 2)
+        let port = fixture.server.port
+        let connections = try await RawConnection.offPool {
+            try (0..<4).map { _ in try RawConnection(port: port) }
+        }
+        for version in 2...21 {
+            fixture.content.version.store(version, ordering: .releasing)
+            let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+                for connection in connections {
+                    group.addTask {
+                        try await RawConnection.offPool {
+                            try (0..<5).map { _ in
+                                try connection.send(Self.get("/page", "Accept-Language: de\r\n") + "\r\n")
+                                return try connection.readResponse().text
+                            }
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(answers == Array(repeating: "v\(version) de ", count: 20), "version \(version)")
+        }
+        // Mostly stored: one routed request per version or a few more (two threads racing).
+        #expect(fixture.calls["/page"] < 20 * 20 / 2)
         await fixture.server.shutdown()
     }
 
