@@ -71,6 +71,7 @@ func mhdAccessHandler(
                 connection: connection)
         }
         context.storedAnswer = match?.entry
+        // The pass's `X-Request-Id` (nil when the request has none); a lookup when no pass ran.
         assignRequestID(
             context,
             sent: match.map(\.sentRequestID)
