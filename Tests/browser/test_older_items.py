@@ -143,7 +143,14 @@ def test_one_request_at_a_time_busy_while_it_runs(page, server):
               downloadThroughput=-1, uploadThroughput=-1)
     mark = page.mark()
     scroll_to_end(page)
-    page.wait_for(f"{MORE}.dataset.olderState === 'loading'", 5, "the load to start")
+    try:
+        page.wait_for(f"{MORE}.dataset.olderState === 'loading'", 5, "the load to start")
+    except AssertionError as error:
+        # Seen once in many runs: say what the page looked like, for whoever sees it next.
+        seen = page.eval(f"JSON.stringify({{state: {MORE}.dataset.olderState, items: {ITEMS}.length, "
+                         f"top: {FEED}.scrollTop, height: {FEED}.scrollHeight, view: {FEED}.clientHeight, "
+                         f"requests: {len(older_requests(page, mark))}}})")
+        raise AssertionError(f"{error}; the page: {seen}") from error
     assert page.eval(f"{LIST}.getAttribute('aria-busy')") == "true"
     assert page.eval("document.querySelector('.feed-more-status > span').textContent") == (
         "Loading older items…")
