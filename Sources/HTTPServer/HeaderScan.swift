@@ -90,8 +90,8 @@ private func mhdScanField(
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let scan = cls.assumingMemoryBound(to: HeaderScan.self)
-    key.withMemoryRebound(to: UInt8.self, capacity: keySize) { name in
-        scan.pointee.note(UnsafeBufferPointer(start: name, count: keySize), value: value, count: valueSize)
-    }
+    // The name's bytes as UInt8 (CChar's layout); read only, while libmicrohttpd keeps them.
+    let name = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+    scan.pointee.note(UnsafeBufferPointer(start: name, count: keySize), value: value, count: valueSize)
     return .YES
 }
