@@ -81,13 +81,22 @@ extension String {
     @inline(never)
     private static func caseInsensitiveBytesEqual(_ lhs: String.UTF8View, _ rhs: String.UTF8View) -> Bool {
         let compared = lhs.withContiguousStorageIfAvailable { left in
-            rhs.withContiguousStorageIfAvailable { right in
-                for index in 0..<left.count where !sameLetter(left[index], right[index]) { return false }
-                return true
-            }
+            rhs.withContiguousStorageIfAvailable { right in caseInsensitiveBytesEqual(left, right) }
         }
         if let compared, let result = compared { return result }
         return lhs.elementsEqual(rhs, by: sameLetter)
+    }
+
+    /// The same comparison over two byte buffers of one length (also ``HeaderScan``'s, over
+    /// libmicrohttpd's field names).
+    static func caseInsensitiveBytesEqual(
+        _ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>
+    )
+        -> Bool
+    {
+        guard left.count == right.count else { return false }
+        for index in 0..<left.count where !sameLetter(left[index], right[index]) { return false }
+        return true
     }
 
     /// Equal bytes, or the same ASCII letter in the other case (only letters differ by 0x20 alone).

@@ -56,28 +56,18 @@ struct HeaderScan {
         default: break
         }
         for index in nameLengths.indices where nameLengths[index] == name.count {
-            guard names[index].withUnsafeBufferPointer({ Self.equalsLowercase(name, $0) }) else { continue }
+            guard names[index].withUnsafeBufferPointer({ String.caseInsensitiveBytesEqual(name, $0) }) else {
+                continue
+            }
             if values[index].bytes != nil { hasRepeatedName = true }
             values[index] = Value(bytes: value ?? Self.empty.pointer, count: count)
         }
     }
 
     /// Whether `name` spells `lowercase` in any case (header names are ASCII tokens).
-    static func equalsLowercase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: UnsafeBufferPointer<UInt8>)
-        -> Bool
-    {
-        guard name.count == lowercase.count else { return false }
-        for index in 0..<name.count {
-            let byte = name[index]
-            let folded = (65...90).contains(byte) ? byte | 0x20 : byte
-            if folded != lowercase[index] { return false }
-        }
-        return true
-    }
-
     private static func equalsLowercase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool
     {
-        lowercase.withUTF8Buffer { equalsLowercase(name, $0) }
+        lowercase.withUTF8Buffer { String.caseInsensitiveBytesEqual(name, $0) }
     }
 
     /// A field sent with an empty value: present, zero bytes.

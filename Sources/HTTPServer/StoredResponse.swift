@@ -29,9 +29,7 @@ final class StoredResponse: Sendable {
         // Bytes, not `==`: a query is nearly always empty, and Unicode-aware comparison costs more.
         guard key.path.count == length, key.query.count == query.utf8.count else { return false }
         guard key.query.isEmpty || key.query.elementsEqual(query.utf8) else { return false }
-        return key.path.withUnsafeBytes { stored in
-            length == 0 || memcmp(stored.baseAddress!, path, length) == 0
-        }
+        return Self.bytes(key.path, equal: path)
     }
 
     /// Whether a request for this target sent the same values (scanned with the `Vary` names).
@@ -42,13 +40,19 @@ final class StoredResponse: Sendable {
                 if sent.bytes != nil { return false }
                 continue
             }
-            guard let bytes = sent.bytes, sent.count == expected.count else { return false }
-            let same = expected.withUnsafeBytes { stored in
-                guard let start = stored.baseAddress else { return true }  // both empty
-                return memcmp(start, bytes, sent.count) == 0
+            guard let bytes = sent.bytes, sent.count == expected.count, Self.bytes(expected, equal: bytes)
+            else {
+                return false
             }
-            if !same { return false }
         }
         return true
+    }
+
+    /// Whether `stored` is the first `stored.count` bytes at `sent` (libmicrohttpd's memory).
+    private static func bytes(_ stored: [UInt8], equal sent: UnsafePointer<CChar>) -> Bool {
+        stored.withUnsafeBytes { own in
+            guard let start = own.baseAddress else { return true }  // both empty
+            return memcmp(start, sent, own.count) == 0
+        }
     }
 }

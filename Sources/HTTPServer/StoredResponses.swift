@@ -29,7 +29,7 @@ final class StoredResponses: Sendable {
     /// What ``match(method:path:query:http11:connection:)`` found in one pass over the fields.
     /// Unchecked: the pointer is libmicrohttpd's, used on the calling thread during the call.
     struct Match: @unchecked Sendable {
-        /// The response to send, or nil to route the request.
+        /// The response to send if still current when due, or nil to route the request.
         let entry: StoredResponse?
         /// The request's `X-Request-Id` field (libmicrohttpd's C string), or nil.
         let sentRequestID: UnsafePointer<CChar>?
@@ -43,7 +43,7 @@ final class StoredResponses: Sendable {
     func match(
         method: String, path: UnsafePointer<CChar>, query: Substring, http11: Bool, connection: OpaquePointer
     ) -> Match? {
-        guard method == "GET" || method == "HEAD" else { return nil }
+        guard Self.isStorable(method: method) else { return nil }
         let length = strlen(path)
         // All under the lock (a scan of a few header fields): copying the list out costs more.
         return entries.withLock { entries -> Match? in
@@ -58,9 +58,8 @@ final class StoredResponses: Sendable {
                     entry.isFor(path: path, length: length, query: query) && entry.matches(scan)
                 }
             }
-            return Match(
-                entry: found?.condition.isCurrent == true ? found : nil, sentRequestID: scan.requestID,
-                hasBodyFraming: scan.hasBodyFraming)
+            // Whether it is still current is asked when the answer is due (the last handler call).
+            return Match(entry: found, sentRequestID: scan.requestID, hasBodyFraming: scan.hasBodyFraming)
         }
     }
 
@@ -68,8 +67,9 @@ final class StoredResponses: Sendable {
     /// request and response qualify (see the type's documentation).
     func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
     {
-        guard let condition = response.reuse, response.isPrepared, method == "GET" || method == "HEAD",
-            condition.isCurrent, let names = Self.keyNames(response.headers)
+        // A marked response is a prepared one (``Response/reusable(while:isAt:)``).
+        guard let condition = response.reuse, Self.isStorable(method: method), condition.isCurrent,
+            let names = Self.keyNames(response.headers)
         else { return }
         var values: [[UInt8]?] = []
         for name in names {
@@ -90,6 +90,11 @@ final class StoredResponses: Sendable {
             if entries.count >= capacity { entries.removeFirst() }
             entries.append(entry)
         }
+    }
+
+    /// Only `GET` and `HEAD` (answered by the `GET` route) are stored and answered.
+    private static func isStorable(method: String) -> Bool {
+        method == "GET" || method == "HEAD"
     }
 
     /// The request fields whose values select a stored response: the response's `Vary` names
