@@ -4,8 +4,7 @@ import Synchronization
 /// `X-Request-Id`: a client's value is kept when it is 1–64 characters of `A-Z a-z 0-9 . _ -`
 /// (safe in headers, logs and JSON without escaping); otherwise a new 16-hex-digit id is made.
 enum RequestID {
-    static let headerName = "X-Request-Id"
-    /// `headerName` for libmicrohttpd's calls, which take it on every request.
+    /// The header's name for libmicrohttpd's calls, which take it on every request.
     static let cHeaderName = CStringConstant("X-Request-Id")
 
     // withCString in both, not the implicit conversion, which copies the string into a new array.
