@@ -185,14 +185,15 @@ struct CompressionLiveTests {
             for coding in ["identity", "gzip", "br"] {
                 let request = "GET \(target) HTTP/1.1\r\nHost: x\r\nAccept-Encoding: \(coding)\r\n\r\n"
                 tags.append(
-                    try #require(try await LiveFeedTests.exchange(server.port, [request])[0].header("ETag")))
+                    try #require(
+                        try await RawConnection.exchange(port: server.port, [request])[0].header("ETag")))
             }
-            _ = try await LiveFeedTests.exchange(
-                server.port, ["POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"])
+            _ = try await RawConnection.exchange(
+                port: server.port, ["POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"])
             for tag in tags {
                 let request =
                     "GET \(target) HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br\r\nIf-None-Match: \(tag)\r\n\r\n"
-                let response = try await LiveFeedTests.exchange(server.port, [request])[0]
+                let response = try await RawConnection.exchange(port: server.port, [request])[0]
                 #expect(response.status == 200, "\(target) \(tag)")
                 #expect(!tags.contains(response.header("ETag") ?? ""))
             }

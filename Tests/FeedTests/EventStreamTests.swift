@@ -51,8 +51,8 @@ struct EventStreamTests {
     }
 
     static func refresh(_ port: Int) async throws -> RawResponse {
-        try await LiveFeedTests.exchange(
-            port, ["POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"])[0]
+        try await RawConnection.exchange(
+            port: port, ["POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"])[0]
     }
 
     static func header(_ headers: [(String, String)], _ name: String) -> String? {
@@ -192,8 +192,8 @@ struct EventStreamTests {
     @Test func badSinceIsA400() async throws {
         let app = try Self.app()
         let server = try Self.start(app)
-        let response = try await LiveFeedTests.exchange(
-            server.port, ["GET /api/events?since=soon HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let response = try await RawConnection.exchange(
+            port: server.port, ["GET /api/events?since=soon HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect(response.status == 400)
         #expect(response.text.contains("invalid_since"))
         #expect(server.openStreams == 0)

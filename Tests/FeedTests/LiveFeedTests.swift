@@ -14,25 +14,14 @@ struct LiveFeedTests {
         return try Server(router: app.router(), options: options, logger: Logger(quiet: true))
     }
 
-    static func exchange(_ port: Int, _ requests: [String]) async throws -> [RawResponse] {
-        try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            var responses: [RawResponse] = []
-            for request in requests {
-                try connection.send(request)
-                responses.append(try connection.readResponse(head: request.hasPrefix("HEAD")))
-            }
-            return responses
-        }
-    }
-
     @Test func etagRevalidationOverTheWire() async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
-        let first = try await Self.exchange(server.port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let first = try await RawConnection.exchange(
+            port: server.port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         let etag = try #require(first.header("ETag"))
-        let responses = try await Self.exchange(
-            server.port,
+        let responses = try await RawConnection.exchange(
+            port: server.port,
             [
                 "GET /api/items HTTP/1.1\r\nHost: x\r\nIf-None-Match: \(etag)\r\n\r\n",
                 "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
@@ -56,7 +45,8 @@ struct LiveFeedTests {
             "GET /api/items?limit=2 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n",
         ]
         let refresh = "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
-        let responses = try await Self.exchange(server.port, gets + gets + [refresh] + gets + gets)
+        let responses = try await RawConnection.exchange(
+            port: server.port, gets + gets + [refresh] + gets + gets)
         func stable(_ response: RawResponse) -> [String] {
             response.headers.filter { !["X-Request-Id", "Date"].contains($0.0) }.map { "\($0.0): \($0.1)" }
                 + [String(decoding: response.body, as: UTF8.self)]
@@ -85,14 +75,14 @@ struct LiveFeedTests {
         let port = server.port
         let file = root.appendingPathComponent("Public/app.css")
         let get = "GET /static/app.css HTTP/1.1\r\nHost: x\r\n\r\n"
-        let before = try await Self.exchange(port, [get, get, get])
+        let before = try await RawConnection.exchange(port: port, [get, get, get])
         #expect(Set(before.map(\.text)).count == 1)
         #expect(server.storedResponseCount > 0)
         try "body { color: red; }".write(to: file, atomically: true, encoding: .utf8)
         let changed = ContinuousClock.now
         var seen: Duration?
         while seen == nil, ContinuousClock.now - changed < .seconds(8) {
-            let response = try await Self.exchange(port, [get])[0]
+            let response = try await RawConnection.exchange(port: port, [get])[0]
             if response.text == "body { color: red; }" { seen = ContinuousClock.now - changed }
         }
         let delay = try #require(seen, "the new bytes never arrived")
@@ -105,8 +95,8 @@ struct LiveFeedTests {
     @Test func fragmentAndNoJsRefreshOverTheWire() async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
-        let responses = try await Self.exchange(
-            server.port,
+        let responses = try await RawConnection.exchange(
+            port: server.port,
             [
                 "POST /api/refresh?since=1 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nContent-Length: 0\r\n\r\n",
                 "POST /refresh HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
@@ -131,7 +121,8 @@ struct LiveFeedTests {
     func traversalNeverLeavesPublic(target: String) async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
-        let response = try await Self.exchange(server.port, ["GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let response = try await RawConnection.exchange(
+            port: server.port, ["GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect([400, 404].contains(response.status), "\(target) → \(response.status)")
         #expect(!response.text.contains("TOP SECRET"))
         #expect(!response.text.contains("root:"))
@@ -141,8 +132,8 @@ struct LiveFeedTests {
     @Test func errorEnvelopeOverTheWire() async throws {
         let (app, _) = try Fixtures.app()
         let server = try Self.start(app)
-        let responses = try await Self.exchange(
-            server.port,
+        let responses = try await RawConnection.exchange(
+            port: server.port,
             [
                 "GET /api/items?limit=0 HTTP/1.1\r\nHost: x\r\n\r\n",
                 "DELETE /api/items HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -38,7 +38,7 @@ struct PagesWalkTests {
     }
 
     static func send(_ port: Int, _ request: String) async throws -> RawResponse {
-        try await LiveFeedTests.exchange(port, [request])[0]
+        try await RawConnection.exchange(port: port, [request])[0]
     }
 
     static func reload(_ port: Int) async throws -> RawResponse {

@@ -105,7 +105,8 @@ struct ProcessTests {
         // The reload sleeps 2 s; give the server a moment to read all 20 (a POST read after
         // SIGTERM would rightly get 503), and a GET answered now shows none has finished.
         try await Task.sleep(for: .milliseconds(400))
-        let health = try await LiveFeedTests.exchange(port, ["GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let health = try await RawConnection.exchange(
+            port: port, ["GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect(health.text == "{\"status\":\"ok\",\"version\":1}")
         let status = try await RawConnection.offPool { server.stop() }
         #expect(status == 0)
@@ -122,7 +123,8 @@ struct ProcessTests {
 
     @Test func startsPrintsTheAddressAndServesThePage() async throws {
         let server = try await RawConnection.offPool { try Running(["--quiet", "--seed", "3"]) }
-        let page = try await LiveFeedTests.exchange(server.port, ["GET / HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let page = try await RawConnection.exchange(port: server.port, ["GET / HTTP/1.1\r\nHost: x\r\n\r\n"])[
+            0]
         #expect(page.status == 200)
         #expect(page.text.contains("data-ptr-list"))
         #expect(try await RawConnection.offPool { server.stop() } == 0)
@@ -146,8 +148,8 @@ struct ProcessTests {
         let upstream = try Server(router: router, options: options, logger: Logger(quiet: true))
         let feed = "http://127.0.0.1:\(upstream.port)/feed.xml"
         let server = try await RawConnection.offPool { try Running(["--quiet", "--source", feed]) }
-        let responses = try await LiveFeedTests.exchange(
-            server.port,
+        let responses = try await RawConnection.exchange(
+            port: server.port,
             [
                 "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
                 "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",

@@ -19,8 +19,8 @@ struct RequestLimitsTests {
         let server = try LiveFeedTests.start(app)
         let query = (0..<count).map(parameter).joined(separator: "&")
         #expect(query.utf8.count > 10_000)
-        let responses = try await LiveFeedTests.exchange(
-            server.port,
+        let responses = try await RawConnection.exchange(
+            port: server.port,
             [
                 "GET /api/items?\(query) HTTP/1.1\r\nHost: x\r\n\r\n",
                 "GET /?\(query) HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -52,20 +52,20 @@ struct RequestLimitsTests {
 
         items += (11...13).map { Fixtures.item($0) }
         try Fixtures.writeData(items, to: file)
-        let fragment = try await LiveFeedTests.exchange(server.port, [html])[0]
+        let fragment = try await RawConnection.exchange(port: server.port, [html])[0]
         #expect(fragment.header("X-Feed-Version") == "2")
         #expect(fragment.header("X-Feed-Added") == "3")
         #expect(PageLinks.itemIDs(fragment.text) == [13, 12, 11])
 
         items += (14...15).map { Fixtures.item($0) }
         try Fixtures.writeData(items, to: file)
-        let body = try await LiveFeedTests.exchange(server.port, [json])[0]
+        let body = try await RawConnection.exchange(port: server.port, [json])[0]
         #expect(body.header("X-Feed-Added") == "2")
         let decoded = try JSONSerialization.jsonObject(with: Data(body.body)) as? [String: Any]
         #expect((decoded?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["15", "14"])
 
         // A reload that changes nothing adds nothing, in both shapes.
-        let unchanged = try await LiveFeedTests.exchange(server.port, [html, json])
+        let unchanged = try await RawConnection.exchange(port: server.port, [html, json])
         #expect(unchanged.map { $0.header("X-Feed-Added") } == ["0", "0"])
         #expect(PageLinks.itemIDs(unchanged[0].text).isEmpty)
         await server.shutdown()

@@ -39,7 +39,8 @@ struct StormTests {
         // The clock may only move once every refusal is out: a POST the server had not read
         // yet would otherwise be accepted after the first reload and wait on a second one.
         #expect(await Self.waitUntilReadable(storm, count: 50))
-        let get = try await LiveFeedTests.exchange(port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
+        let get = try await RawConnection.exchange(
+            port: port, ["GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n"])[0]
         #expect(get.status == 200)
         clock.advance(by: .seconds(1))
 

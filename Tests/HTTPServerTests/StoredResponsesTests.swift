@@ -68,20 +68,6 @@ struct StoredResponsesTests {
         return Fixture(server: server, content: content, calls: calls)
     }
 
-    /// Sends each raw request over one connection, adding the empty line that ends the head
-    /// unless the request has a body.
-    static func exchange(_ port: Int, _ requests: [String]) async throws -> [RawResponse] {
-        try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            var responses: [RawResponse] = []
-            for request in requests {
-                try connection.send(request.contains("\r\n\r\n") ? request : request + "\r\n")
-                responses.append(try connection.readResponse(head: request.hasPrefix("HEAD")))
-            }
-            return responses
-        }
-    }
-
     /// Sends `requests` over one connection to a new server: their bodies must be `texts`,
     /// and `/page`'s handler must have seen `routed` of them.
     static func expect(
@@ -89,20 +75,22 @@ struct StoredResponsesTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let fixture = try start(capacity: capacity)
-        let responses = try await exchange(fixture.server.port, requests)
+        let responses = try await RawConnection.exchange(port: fixture.server.port, requests)
         #expect(responses.map(\.text) == texts, sourceLocation: sourceLocation)
         #expect(fixture.calls["/page"] == routed, sourceLocation: sourceLocation)
         await fixture.server.shutdown()
     }
 
+    /// A complete bodyless `GET` with `Host` and the `extra` header lines.
     static func get(_ target: String, _ extra: String = "") -> String {
-        "GET \(target) HTTP/1.1\r\nHost: x\r\n\(extra)"
+        "GET \(target) HTTP/1.1\r\nHost: x\r\n\(extra)\r\n"
     }
 
     @Test func aRepeatedRequestIsAnsweredWithoutTheHandler() async throws {
         let fixture = try Self.start()
-        let responses = try await Self.exchange(
-            fixture.server.port, Array(repeating: Self.get("/page", "Accept-Language: de\r\n"), count: 4))
+        let responses = try await RawConnection.exchange(
+            port: fixture.server.port,
+            Array(repeating: Self.get("/page", "Accept-Language: de\r\n"), count: 4))
         #expect(responses.map(\.text) == Array(repeating: "v1 de ", count: 4))
         #expect(fixture.calls["/page"] == 1)
         // Byte for byte the routed answer, but for the id and the date.
@@ -117,8 +105,8 @@ struct StoredResponsesTests {
 
     @Test func aStoredAnswerCarriesTheClientsRequestID() async throws {
         let fixture = try Self.start()
-        let responses = try await Self.exchange(
-            fixture.server.port,
+        let responses = try await RawConnection.exchange(
+            port: fixture.server.port,
             [
                 Self.get("/page"), Self.get("/page", "X-Request-Id: trace-7.a_b\r\n"),
                 Self.get("/page", "x-request-id: not ok!\r\n"),
@@ -146,9 +134,9 @@ struct StoredResponsesTests {
     @Test func aNewVersionIsRoutedAgain() async throws {
         let fixture = try Self.start()
         let port = fixture.server.port
-        let before = try await Self.exchange(port, [Self.get("/page"), Self.get("/page")])
+        let before = try await RawConnection.exchange(port: port, [Self.get("/page"), Self.get("/page")])
         fixture.content.version.store(2, ordering: .releasing)
-        let after = try await Self.exchange(port, [Self.get("/page"), Self.get("/page")])
+        let after = try await RawConnection.exchange(port: port, [Self.get("/page"), Self.get("/page")])
         #expect((before + after).map(\.text) == ["v1 none ", "v1 none ", "v2 none ", "v2 none "])
         #expect(fixture.calls["/page"] == 2)
         await fixture.server.shutdown()
@@ -169,7 +157,7 @@ struct StoredResponsesTests {
                     group.addTask {
                         try await RawConnection.offPool {
                             try (0..<5).map { _ in
-                                try connection.send(Self.get("/page", "Accept-Language: de\r\n") + "\r\n")
+                                try connection.send(Self.get("/page", "Accept-Language: de\r\n"))
                                 return try connection.readResponse().text
                             }
                         }
@@ -193,15 +181,15 @@ struct StoredResponsesTests {
 
     @Test func newValidatorsBodiesRepeatedFieldsAndPostsAreRouted() async throws {
         let fixture = try Self.start()
-        let responses = try await Self.exchange(
-            fixture.server.port,
+        let responses = try await RawConnection.exchange(
+            port: fixture.server.port,
             [
                 Self.get("/page"),
                 Self.get("/page", "If-None-Match: \"x\"\r\n"),
                 Self.get("/page", "If-Modified-Since: Tue, 01 Dec 2026 00:00:00 GMT\r\n"),
-                Self.get("/page", "Content-Length: 2\r\n\r\nab"),
+                Self.get("/page", "Content-Length: 2\r\n") + "ab",
                 Self.get("/page", "Accept-Language: de\r\nAccept-Language: fr\r\n"),
-                "POST /page HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n",
+                "POST /page HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
             ])
         #expect(responses.map(\.status) == [200, 200, 200, 200, 200, 200])
         #expect(fixture.calls["/page"] == 5)
@@ -213,9 +201,10 @@ struct StoredResponsesTests {
         let fixture = try Self.start()
         let port = fixture.server.port
         let current = Self.get("/page", "If-None-Match: \"v1\"\r\n")
-        let before = try await Self.exchange(port, [current, current, Self.get("/page"), current])
+        let before = try await RawConnection.exchange(
+            port: port, [current, current, Self.get("/page"), current])
         fixture.content.version.store(2, ordering: .releasing)
-        let after = try await Self.exchange(port, [current, current])
+        let after = try await RawConnection.exchange(port: port, [current, current])
         #expect((before + after).map(\.status) == [304, 304, 200, 304, 200, 200])
         // Routed: the first 304, the first 200, and the first request at version 2 (stored again).
         #expect(fixture.calls["/page"] == 3)
@@ -224,8 +213,8 @@ struct StoredResponsesTests {
 
     @Test func headIsAnsweredFromAStoredGet() async throws {
         let fixture = try Self.start()
-        let responses = try await Self.exchange(
-            fixture.server.port, [Self.get("/page"), "HEAD /page HTTP/1.1\r\nHost: x\r\n"])
+        let responses = try await RawConnection.exchange(
+            port: fixture.server.port, [Self.get("/page"), "HEAD /page HTTP/1.1\r\nHost: x\r\n\r\n"])
         #expect(responses[1].status == 200 && responses[1].body.isEmpty)
         #expect(responses[1].headers.first { $0.0 == "Content-Length" }?.1 == "8")
         #expect(fixture.calls["/page"] == 1)
@@ -236,9 +225,10 @@ struct StoredResponsesTests {
         let fixture = try Self.start()
         let port = fixture.server.port
         // The 400 closes its connection (as every framing error does).
-        let refused = try await Self.exchange(port, [Self.get("/page"), "GET /page HTTP/1.1\r\n"])
+        let refused = try await RawConnection.exchange(
+            port: port, [Self.get("/page"), "GET /page HTTP/1.1\r\n\r\n"])
         // HTTP/1.0 needs no Host.
-        let old = try await Self.exchange(port, ["GET /page HTTP/1.0\r\n"])
+        let old = try await RawConnection.exchange(port: port, ["GET /page HTTP/1.0\r\n\r\n"])
         #expect((refused + old).map(\.status) == [200, 400, 200])
         #expect(fixture.calls["/page"] == 1)
         await fixture.server.shutdown()
@@ -246,8 +236,9 @@ struct StoredResponsesTests {
 
     @Test func unmarkedResponsesAndVaryStarAreNotStored() async throws {
         let fixture = try Self.start()
-        let responses = try await Self.exchange(
-            fixture.server.port, [Self.get("/plain"), Self.get("/plain"), Self.get("/any"), Self.get("/any")])
+        let responses = try await RawConnection.exchange(
+            port: fixture.server.port,
+            [Self.get("/plain"), Self.get("/plain"), Self.get("/any"), Self.get("/any")])
         #expect(responses.map(\.status) == [200, 200, 200, 200])
         #expect(fixture.calls["/plain"] == 2)
         #expect(fixture.calls["/any"] == 2)

@@ -85,6 +85,20 @@ public final class RawConnection: @unchecked Sendable {
     /// Bytes received beyond the last parsed response.
     public var leftover: [UInt8] { buffer }
 
+    /// Sends each complete request (head, and body if any) over one new connection to `port`,
+    /// reading each response before sending the next (a `HEAD` request's without a body).
+    public static func exchange(port: Int, _ requests: [String]) async throws -> [RawResponse] {
+        try await offPool {
+            let connection = try RawConnection(port: port)
+            var responses: [RawResponse] = []
+            for request in requests {
+                try connection.send(request)
+                responses.append(try connection.readResponse(head: request.hasPrefix("HEAD")))
+            }
+            return responses
+        }
+    }
+
     /// Runs blocking work off the cooperative pool.
     public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
