@@ -53,23 +53,13 @@ struct LiveServerTests {
     @Test func pooledResponsesCarryEachRequestsOwnID() async throws {
         let server = try Self.start()
         let port = server.port
-        let responses = try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            var responses: [RawResponse] = []
-            for index in 0..<6 {
-                // The third and fifth requests name their own ids (one of another length than
-                // the made-up ones, one of the same length); the others get made-up ones.
-                let sent =
-                    switch index {
-                    case 2: "X-Request-Id: client-chosen.id_3\r\n"
-                    case 4: "X-Request-Id: client-id-of16-5\r\n"
-                    default: ""
-                    }
-                try connection.send("GET /prepared HTTP/1.1\r\nHost: x\r\n\(sent)\r\n")
-                responses.append(try connection.readResponse())
-            }
-            return responses
-        }
+        // The third and fifth requests name their own ids (one of another length than the
+        // made-up ones, one of the same length); the others get made-up ones.
+        let sent = [
+            "", "", "X-Request-Id: client-chosen.id_3\r\n", "", "X-Request-Id: client-id-of16-5\r\n", "",
+        ]
+        let responses = try await RawConnection.exchange(
+            port: port, sent.map { "GET /prepared HTTP/1.1\r\nHost: x\r\n\($0)\r\n" })
         #expect(responses.allSatisfy { $0.status == 200 && $0.text == "cached" })
         let ids = responses.map { response in response.headers.filter { $0.0 == "X-Request-Id" }.map(\.1) }
         #expect(ids.allSatisfy { $0.count == 1 })
@@ -82,14 +72,13 @@ struct LiveServerTests {
     @Test func headerNamesKeepTheClientsSpelling() async throws {
         let server = try Self.start()
         let port = server.port
-        let names = try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            // Common names in their usual spelling, one in another case, and an uncommon one.
-            try connection.send(
+        // Common names in their usual spelling, one in another case, and an uncommon one.
+        let names = try await RawConnection.exchange(
+            port: port,
+            [
                 "GET /header-names HTTP/1.1\r\nHost: x\r\naccept-encoding: br\r\nAccept: */*\r\n"
-                    + "X-Sonderwunsch: 1\r\nUser-Agent: test\r\n\r\n")
-            return try connection.readResponse().text
-        }
+                    + "X-Sonderwunsch: 1\r\nUser-Agent: test\r\n\r\n"
+            ])[0].text
         #expect(names == "Host,accept-encoding,Accept,X-Sonderwunsch,User-Agent")
         await server.shutdown()
     }
@@ -118,14 +107,9 @@ struct LiveServerTests {
     func keepAliveAnswersTheSecondRequestOnTheSameSocket(polling: ServerOptions.Polling) async throws {
         let server = try Self.start { $0.polling = polling }
         let port = server.port
-        let (first, second) = try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            let first = try connection.readResponse()
-            try connection.send("GET /query?a=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            let second = try connection.readResponse()
-            return (first, second)
-        }
+        let responses = try await RawConnection.exchange(
+            port: port, ["GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET /query?a=1 HTTP/1.1\r\nHost: x\r\n\r\n"])
+        let (first, second) = (responses[0], responses[1])
         #expect(first.status == 200)
         #expect(first.text == "hello")
         #expect(first.header("Connection")?.lowercased() != "close")
@@ -224,13 +208,13 @@ struct LiveServerTests {
     @Test func unknownPathIs404AndWrongMethodIs405() async throws {
         let server = try Self.start()
         let port = server.port
-        let (missing, wrong) = try await RawConnection.offPool {
-            let connection = try RawConnection(port: port)
-            try connection.send("GET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
-            let missing = try connection.readResponse()
-            try connection.send("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
-            return (missing, try connection.readResponse())
-        }
+        let responses = try await RawConnection.exchange(
+            port: port,
+            [
+                "GET /missing HTTP/1.1\r\nHost: x\r\n\r\n",
+                "PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+            ])
+        let (missing, wrong) = (responses[0], responses[1])
         #expect(missing.status == 404)
         #expect(wrong.status == 405)
         #expect(wrong.header("Allow") == "GET, HEAD")
