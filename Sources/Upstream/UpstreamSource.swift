@@ -88,7 +88,8 @@ public final class UpstreamSource: FeedSource {
                 if entry.date == nil { firstSeen[entry.id] = date }
                 items.append(
                     FeedItem(
-                        id: entry.id, title: entry.title, body: entry.body, createdAt: date, url: entry.url))
+                        id: entry.id, title: entry.title, body: entry.body, createdAt: date, url: entry.url,
+                        image: entry.image))
             }
             state.firstSeen = firstSeen
             return items.sorted(by: FeedItem.newestFirst)

@@ -121,6 +121,21 @@ struct RouteTests {
         #expect(last["nextCursor"] is NSNull)
     }
 
+    @Test func itemsApiCarriesTheImageButThePageDoesNotLinkIt() async throws {
+        var pictured = Fixtures.item(9, title: "Pictured")
+        pictured.image = "https://img.example.org/9.jpg"
+        let (app, _) = try Fixtures.app(initial: [pictured, Fixtures.item(1)])
+        let router = app.router()
+        let api = try Fixtures.json(
+            await router.respond(to: try Request(method: "GET", target: "/api/items", headers: [:])))
+        let items = try #require(api["items"] as? [[String: Any]])
+        #expect(items.map { $0["image"] as? String } == ["https://img.example.org/9.jpg", nil])
+        let page = Fixtures.text(
+            await router.respond(to: try Request(method: "GET", target: "/", headers: [:])))
+        #expect(page.contains("Pictured"))
+        #expect(!page.contains("img.example.org"))
+    }
+
     @Test(arguments: [
         ("/api/items?limit=abc", "limit"), ("/api/items?limit=0", "limit"), ("/api/items?limit=101", "limit"),
         ("/api/items?since=-1", "since"), ("/api/items?since=x", "since"), ("/api/items?cursor=zz", "cursor"),
