@@ -100,8 +100,9 @@ struct FeedDocumentTests {
         ("application/json", "<rss/>", "but the body is XML"),
         ("application/rss+xml", "{\"items\": []}", "but the body is JSON"),
         ("application/rss+xml", "", "empty body"),
-        ("application/rss+xml", "<rss version=\"2.0\"><channel><item><title>x</item>", "not well-formed XML"),
-        ("application/xml", "<html><body>hi</body></html>", "neither RSS nor Atom"),
+        ("application/rss+xml", "<<<!>", "body is not XML"),
+        ("application/xml", "<opml version=\"2.0\"><body/></opml>", "neither RSS nor Atom (root <opml>)"),
+        ("application/xml", "<html><body>hi</body></html>", "an HTML page, not a feed"),
         ("application/json", "{\"version\": \"https://jsonfeed.org/version/1.1\"}", "no \"items\" array"),
         ("application/json", "[1, 2]", "must be an object"),
         (
