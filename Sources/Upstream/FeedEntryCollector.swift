@@ -77,11 +77,9 @@ final class FeedEntryCollector: XMLEventHandler {
             if relation == "alternate", atomLink == nil { atomLink = attributes.value(of: "href") }
             return
         }
-        let parentIsEntryOrGroup =
-            open.isEmpty
-            || (open.count == 1 && FeedVocabulary(namespace: open[0].namespace) == .media
-                && open[0].local == "group")
-        guard current == nil, parentIsEntryOrGroup else { return }
+        // A media:group holds no text of its own: its children count as the entry's.
+        guard current == nil, !isMediaGroup(name) else { return }
+        guard open.isEmpty || (open.count == 1 && isMediaGroup(open[0])) else { return }
         let key = Key(vocabulary: vocabulary == .atom03 ? .atom : vocabulary, local: name.local)
         guard fields[key] == nil else { return }
         current = (key, attributes, open.count)
@@ -142,6 +140,10 @@ final class FeedEntryCollector: XMLEventHandler {
             isAtom03 = true
         default: format = nil
         }
+    }
+
+    private func isMediaGroup(_ name: XMLName) -> Bool {
+        name.local == "group" && FeedVocabulary(namespace: name.namespace) == .media
     }
 
     private func isAtomVocabulary(_ vocabulary: FeedVocabulary) -> Bool {

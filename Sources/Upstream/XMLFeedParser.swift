@@ -1,7 +1,7 @@
 import Foundation
 
 /// RSS 0.9x/1.0/2.0 and Atom 0.3/1.0 through ``XMLStreamReader`` (libxml2, recovering), with
-/// elements matched by namespace. Before parsing, a document declaring entities is refused (they
+/// elements matched by namespace, after ``FeedRepair``'s byte-level repairs. Before parsing, a document declaring entities is refused (they
 /// only serve expansion attacks in a feed), as are UTF-16/32 documents, which that scan cannot
 /// read. What the parser recovered from is returned with the entries, for the log and `/healthz`.
 enum XMLFeedParser {
@@ -11,8 +11,9 @@ enum XMLFeedParser {
         -> (entries: [UpstreamEntry], recovered: String?)
     {
         try refuseEntityDeclarations(data)
+        let (repaired, changes) = FeedRepair.repair(data)
         let collector = FeedEntryCollector(base: base)
-        let report = XMLStreamReader.read(data, charset: charset, into: collector)
+        let report = XMLStreamReader.read(repaired, charset: charset, into: collector)
         if let refusal = collector.refusal { throw refusal }
         if let stopped = report.stopped {
             throw UpstreamError("the feed was not read to the end: \(stopped)")
@@ -28,7 +29,8 @@ enum XMLFeedParser {
             throw UpstreamError("the XML document is neither RSS nor Atom (root <\(root.local)>)")
         }
         collector.finishOpenEntry()
-        return (collector.entries, report.summary)
+        let notes = [changes.summary, report.summary].compactMap { $0 }
+        return (collector.entries, notes.isEmpty ? nil : notes.joined(separator: "; "))
     }
 
     /// Entity declarations (`<!ENTITY`) only serve expansion attacks in a feed; UTF-16 and
