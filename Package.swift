@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),

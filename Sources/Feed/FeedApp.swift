@@ -296,6 +296,10 @@ public final class FeedApp: Sendable {
                 writer.raw(",\"error\":")
                 writer.string(error)
             }
+            if let recovered = status.recovered {
+                writer.raw(",\"recovered\":")
+                writer.string(recovered)
+            }
             writer.raw("}")
         }
         writer.raw("}")

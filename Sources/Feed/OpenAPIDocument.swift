@@ -112,7 +112,8 @@ enum OpenAPIDocument {
                       "version": {"type": "integer", "minimum": 1},
                       "redis": {"enum": ["connected", "unreachable"]},
                       "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
-                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"}}}}
+                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
+                          "recovered": {"type": "string"}}}}
                   }}}}
                 }
               }

@@ -100,7 +100,7 @@ enum ServeCommand {
         var sourceStatus: (@Sendable () -> FeedSourceStatus)?
         if let url = config.sourceURL {
             // The first fetch happens before listening: a bad URL fails the start, like a bad --data.
-            let upstream = UpstreamSource(url: url, limits: config.sourceLimits)
+            let upstream = UpstreamSource(url: url, limits: config.sourceLimits, logger: logger)
             initial = try await upstream.fetch(current: [])
             source = upstream
             sourceStatus = { upstream.status }

@@ -62,6 +62,11 @@ struct FeedDocumentTests {
         #expect(entries[1].date == Self.date("2026-01-02T17:00:00Z"))
         #expect(entries[2].date == nil)
         #expect(entries[3].url == nil)  // data: URLs are dropped
+        // image (resolved), else banner_image; never a script URL.
+        #expect(
+            entries.map(\.image) == [
+                "https://feeds.example.net/covers/new.jpg", "https://example.org/banner.png", nil, nil,
+            ])
     }
 
     @Test func latin1RSSFromTheProlog() throws {
