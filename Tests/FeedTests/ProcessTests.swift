@@ -136,15 +136,14 @@ struct ProcessTests {
         #expect(try await RawConnection.offPool { server.stop() } == 0)
     }
 
-    /// `pullrefresh --source http://127.0.0.1:PORT/feed.xml` serves that feed; each pull fetches it.
-    @Test func servesAnRSSSourceAndPullsFetchIt() async throws {
+    /// A server whose `/feed.xml` is an RSS document listing `item(1)`…`item(n)` on its n-th fetch,
+    /// and that feed's URL.
+    static func rssUpstream(item: @escaping @Sendable (Int) -> String) throws -> (Server, String) {
         let fetches = Atomic<Int>(0)
         var router = Router(logger: Logger(quiet: true))
         router.get("/feed.xml") { _ in
             let count = fetches.add(1, ordering: .relaxed).newValue
-            let items = (1...count).map {
-                "<item><title>Entry \($0) &amp; more</title><link>/e/\($0)</link><guid>g\($0)</guid></item>"
-            }
+            let items = (1...count).map(item)
             return Response(
                 headers: ["Content-Type": "application/rss+xml"],
                 body: Array("<rss version=\"2.0\"><channel>\(items.joined())</channel></rss>".utf8))
@@ -152,7 +151,14 @@ struct ProcessTests {
         var options = ServerOptions()
         options.port = 0
         let upstream = try Server(router: router, options: options, logger: Logger(quiet: true))
-        let feed = "http://127.0.0.1:\(upstream.port)/feed.xml"
+        return (upstream, "http://127.0.0.1:\(upstream.port)/feed.xml")
+    }
+
+    /// `pullrefresh --source http://127.0.0.1:PORT/feed.xml` serves that feed; each pull fetches it.
+    @Test func servesAnRSSSourceAndPullsFetchIt() async throws {
+        let (upstream, feed) = try Self.rssUpstream {
+            "<item><title>Entry \($0) &amp; more</title><link>/e/\($0)</link><guid>g\($0)</guid></item>"
+        }
         let server = try await RawConnection.offPool { try Running(["--quiet", "--source", feed]) }
         let responses = try await RawConnection.exchange(
             port: server.port,
@@ -175,21 +181,9 @@ struct ProcessTests {
     /// An ill-formed feed (a bare `&`) is read, `/healthz` says what was recovered, and the
     /// warning is logged once, not on every pull.
     @Test func aRecoveredFeedIsReportedAndLoggedOnce() async throws {
-        let fetches = Atomic<Int>(0)
-        var router = Router(logger: Logger(quiet: true))
-        router.get("/feed.xml") { _ in
-            let count = fetches.add(1, ordering: .relaxed).newValue
-            let items = (1...count).map {
-                "<item><title>Fish & chips \($0)</title><guid>g\($0)</guid></item>"
-            }
-            return Response(
-                headers: ["Content-Type": "application/rss+xml"],
-                body: Array("<rss version=\"2.0\"><channel>\(items.joined())</channel></rss>".utf8))
+        let (upstream, feed) = try Self.rssUpstream {
+            "<item><title>Fish & chips \($0)</title><guid>g\($0)</guid></item>"
         }
-        var options = ServerOptions()
-        options.port = 0
-        let upstream = try Server(router: router, options: options, logger: Logger(quiet: true))
-        let feed = "http://127.0.0.1:\(upstream.port)/feed.xml"
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pullrefresh-\(UUID()).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let server = try await RawConnection.offPool {
