@@ -211,7 +211,7 @@ struct EventStreamTests {
         // Streams are not pending requests: with room for one pending refresh, a refresh works.
         #expect(try await Self.refresh(server.port).status == 200)
         _ = try await Self.read(second, until: "event: version")
-        // The first client leaves; the next heartbeat fails to reach it and frees the stream.
+        // The first client leaves (shuts its socket down): the departure watch frees the stream.
         shutdown(first.connection.descriptor, Int32(SHUT_RDWR))
         try await Self.eventually { server.openStreams < 2 }
         #expect(server.openStreams == 1)
