@@ -202,6 +202,12 @@ class CutProxy:
             listener, self.listener = self.listener, None
             pairs, self.pairs = self.pairs, []
         if listener is not None:
+            # shutdown wakes the thread blocked in accept(); close alone would leave the port
+            # listening until that call returns.
+            try:
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             listener.close()
         for client, upstream in pairs:
             for sock in (client, upstream):

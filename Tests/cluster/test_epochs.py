@@ -5,10 +5,11 @@ from the older epoch adopts the cluster's snapshot instead of keeping (or republ
 import json
 import os
 import signal
+import subprocess
 import tempfile
 import time
 
-from harness import CutProxy, Instance, wait_for, write_items
+from harness import CutProxy, Instance, Redis, wait_for, write_items
 
 
 def etag_of(headers):
@@ -98,3 +99,41 @@ def test_a_frozen_instance_across_an_empty_restart_never_shares_an_etag_with_oth
         a.stop()
         b.stop()
         proxy.close()
+
+
+DEPLOY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "redis.conf")
+
+
+class PersistentRedis(Redis):
+    """redis-server from deploy/redis.conf, with only the port, address and folder overridden."""
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["redis-server", DEPLOY_CONFIG, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: self.ping(), "redis-server to answer PING")
+
+
+def test_the_deploy_config_persists_and_a_restart_keeps_the_epoch_and_every_etag():
+    redis = PersistentRedis()
+    node = None
+    try:
+        assert redis.cli("CONFIG", "GET", "appendonly") == ["appendonly", "yes"]
+        assert redis.cli("CONFIG", "GET", "appendfsync") == ["appendfsync", "everysec"]
+        assert redis.cli("CONFIG", "GET", "maxmemory-policy") == ["maxmemory-policy", "noeviction"]
+        node = Instance(redis.url, "--quiet", "--reload-delay", "0")
+        assert node.refresh()[2]["version"] == 2
+        epoch = redis.get("epoch")
+        etag = node.items()[0]["ETag"]
+        redis.stop()  # SIGTERM: Redis writes the append-only file out and exits
+        redis.start()
+        wait_for(lambda: node.health()["status"] == "ok", "the instance to reconnect")
+        # Nothing was lost, so nothing was seeded: the same epoch, version and ETag.
+        assert redis.get("epoch") == epoch and redis.get("version") == "2"
+        assert node.items()[0]["ETag"] == etag
+        assert node.request("GET", "/api/items", headers={"If-None-Match": etag})[0] == 304
+        assert node.refresh()[2]["version"] == 3
+    finally:
+        if node:
+            node.stop()
+        redis.stop()
