@@ -5,25 +5,46 @@ import Synchronization
 /// `GET /api/events`: one `text/event-stream` per open page, told of every new version.
 ///
 /// One listener on the store's ``FeedBackend/publications()`` (fed by this process's reloads or
-/// by Redis pub/sub) turns each new version into one event, encoded once and written to every
-/// open stream. A heartbeat comment every ``heartbeat`` keeps proxies from closing idle streams
-/// and is how a departed client is noticed (its write fails and the server frees the stream).
+/// by Redis pub/sub) turns each new version into one event, encoded once per starting point and
+/// written to every open stream. A heartbeat comment every ``heartbeat`` keeps proxies from
+/// closing idle streams and is how a silent departed client is noticed (its write fails and the
+/// server frees the stream; a client that closes its connection is noticed at once by the server).
 /// There is no replay buffer: a client that reconnects with an older `Last-Event-ID` (or
 /// `?since=`) gets one event at once, counting everything added since its version.
+///
+/// What every stream is promised: each version published after the stream opened reaches it,
+/// and its event ids only move forward (never one twice, never one lower than the last). A
+/// stream is registered and the snapshot it starts from is read under one lock, and each stream
+/// remembers the newest position (``FeedPosition``) its client knows; a fan-out writes only to
+/// streams behind the version it carries. Ids are `<epoch tag>-<version>`: a client whose
+/// position is from an older epoch gets a full catch-up (`added` counts every item).
 public final class EventHub: Sendable {
     /// How long a browser waits before reconnecting, sent as `retry:` (milliseconds).
     public static let retryMillis = 3000
 
+    private struct Listener {
+        let stream: ResponseStream
+        /// The newest position this stream's client knows: the last event sent on it, or what
+        /// the client said it knows when it is ahead of this instance.
+        var known: FeedPosition
+    }
+
     private struct State {
-        var streams: [ObjectIdentifier: ResponseStream] = [:]
-        /// The newest version an event was sent for.
-        var announced: Int
+        var listeners: [ObjectIdentifier: Listener] = [:]
+    }
+
+    /// What a client says it knows when it opens a stream.
+    enum Known: Equatable {
+        /// An event id from this server: a version within an epoch.
+        case position(FeedPosition)
+        /// A bare version (`?since=` from a page): taken to be in the current epoch.
+        case version(Int)
     }
 
     private let store: any FeedBackend
     /// Time between heartbeat comments.
     public let heartbeat: Duration
-    private let state: Mutex<State>
+    private let state = Mutex(State())
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Where fan-outs and heartbeats run: below the server's threads in CPU priority, so that a
@@ -34,7 +55,6 @@ public final class EventHub: Sendable {
     public init(store: any FeedBackend, heartbeat: Duration = .seconds(15)) {
         self.store = store
         self.heartbeat = heartbeat
-        state = Mutex(State(announced: store.currentVersion))
         let publications = store.publications()
         let listener = Task(executorPreference: Self.fanOutExecutor) { [weak self] in
             for await snapshot in publications {
@@ -57,25 +77,28 @@ public final class EventHub: Sendable {
     }
 
     /// Streams open now.
-    public var openStreams: Int { state.withLock { $0.streams.count } }
+    public var openStreams: Int { state.withLock { $0.listeners.count } }
 
     /// The streams open now, in no particular order.
-    var streams: [ResponseStream] { state.withLock { Array($0.streams.values) } }
+    var streams: [ResponseStream] { state.withLock { $0.listeners.values.map(\.stream) } }
 
     /// The response for `GET /api/events`: the `retry:` hint, an event at once when the client
     /// says (`Last-Event-ID` or `?since=`) it knows an older version, then every new version.
     public func open(_ request: Request) throws(HTTPError) -> Response {
-        let known = try Self.knownVersion(request)
-        var initial = Array("retry: \(Self.retryMillis)\n\n".utf8)
-        let snapshot = store.current
-        if let known, known < snapshot.version {
-            initial += Self.event(snapshot, since: known)
+        let known = try Self.known(request)
+        // Registering and reading the snapshot under the hub's lock: a fan-out takes its list of
+        // streams under the same lock, so it either runs before (and the snapshot read here
+        // already has its version) or after (and finds this stream, behind its version).
+        let stream = state.withLock { state -> ResponseStream in
+            let snapshot = store.current
+            let (initial, position) = Self.opening(snapshot, known: known)
+            let stream = ResponseStream(initial: initial)
+            state.listeners[ObjectIdentifier(stream)] = Listener(stream: stream, known: position)
+            return stream
         }
-        let stream = ResponseStream(initial: initial)
         let id = ObjectIdentifier(stream)
-        state.withLock { $0.streams[id] = stream }
         stream.onClose { [weak self] in
-            self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
         }
         return .streaming(
             stream,
@@ -85,30 +108,57 @@ public final class EventHub: Sendable {
             ])
     }
 
-    /// The version the client already knows: `Last-Event-ID` (sent by the browser when it
-    /// reconnects by itself), else `?since=` (a page opening a new stream says what it shows).
-    static func knownVersion(_ request: Request) throws(HTTPError) -> Int? {
-        if let header = request.headers["Last-Event-ID"], let version = Int(header), version >= 0 {
-            return version
+    /// A new stream's first bytes (the `retry:` hint, and the catch-up event when the client is
+    /// behind) and the position its client then knows.
+    static func opening(_ snapshot: FeedSnapshot, known: Known?) -> (bytes: [UInt8], known: FeedPosition) {
+        let retry = Array("retry: \(retryMillis)\n\n".utf8)
+        let current = snapshot.position
+        let position: FeedPosition
+        switch known {
+        case nil: return (retry, current)
+        case .version(let version): position = FeedPosition(epoch: current.epoch, version: version)
+        case .position(let told): position = told
+        }
+        guard current.isAfter(position) else { return (retry, position) }
+        return (retry + event(snapshot, since: since(position, for: snapshot)), current)
+    }
+
+    /// What `added` counts from for a client at `position`: everything when it is from another epoch.
+    static func since(_ position: FeedPosition, for snapshot: FeedSnapshot) -> Int {
+        position.epoch == snapshot.epoch ? position.version : 0
+    }
+
+    /// What the client already knows: `Last-Event-ID` (sent by the browser when it reconnects
+    /// by itself; an id of this server, or a bare version from an older one), else `?since=`
+    /// (a page opening a new stream says what it shows: a version, or an event id).
+    static func known(_ request: Request) throws(HTTPError) -> Known? {
+        if let header = request.headers["Last-Event-ID"] {
+            if let position = FeedPosition(eventID: header) { return .position(position) }
+            if let version = Int(header), version >= 0 { return .version(version) }
         }
         guard let raw = request.queryValue("since") else { return nil }
+        if let position = FeedPosition(eventID: raw), position.version <= ItemsQuery.maxVersion {
+            return .position(position)
+        }
         guard let version = Int(raw), (0...ItemsQuery.maxVersion).contains(version) else {
             throw HTTPError.badRequest(
-                "Query parameter 'since' must be a feed version (an integer of 0 or more).",
+                "Query parameter 'since' must be a feed version (an integer of 0 or more) or an event id.",
                 code: "invalid_since")
         }
-        return version
+        return .version(version)
     }
 
     /// One `version` event: `added` counts the items newer than `since`.
     static func event(_ snapshot: FeedSnapshot, since: Int) -> [UInt8] {
         let added = snapshot.entries.lazy.filter { $0.addedIn > since }.count
-        var writer = JSONWriter(capacity: 96)
+        var writer = JSONWriter(capacity: 112)
         writer.openSnapshot(snapshot)
+        writer.raw(",\"epoch\":")
+        writer.string(snapshot.position.tag)
         writer.raw(",\"added\":")
         writer.number(added)
         writer.raw("}")
-        return Array("id: \(snapshot.version)\nevent: version\ndata: ".utf8) + writer.bytes
+        return Array("id: \(snapshot.position.eventID)\nevent: version\ndata: ".utf8) + writer.bytes
             + Array("\n\n".utf8)
     }
 
@@ -123,15 +173,21 @@ public final class EventHub: Sendable {
     /// its writes woke, whose readers libmicrohttpd calls in its next loop.
     static let fanOutBound: Duration = .milliseconds(50)
 
-    /// A newer version: one event, encoded once, written to every stream, a group at a time.
+    /// A newer version: one event per starting point (nearly always one), encoded once, written
+    /// to every stream behind it, a group at a time. Streams at or past it are left alone.
     func announce(_ snapshot: FeedSnapshot) async {
-        let (streams, since) = state.withLock { state -> ([ResponseStream], Int?) in
-            guard snapshot.version > state.announced else { return ([], nil) }
-            defer { state.announced = snapshot.version }
-            return (Array(state.streams.values), state.announced)
+        let position = snapshot.position
+        let behind = state.withLock { state -> [Int: [ResponseStream]] in
+            var bySince: [Int: [ResponseStream]] = [:]
+            for (id, listener) in state.listeners where position.isAfter(listener.known) {
+                bySince[Self.since(listener.known, for: snapshot), default: []].append(listener.stream)
+                state.listeners[id]?.known = position
+            }
+            return bySince
         }
-        guard let since else { return }
-        await Self.fanOut(Self.event(snapshot, since: since), to: streams)
+        for (since, streams) in behind.sorted(by: { $0.key > $1.key }) {
+            await Self.fanOut(Self.event(snapshot, since: since), to: streams)
+        }
     }
 
     /// Writes `bytes` to `streams` a group at a time (see ``schedule(_:batch:)``): the next group

@@ -39,8 +39,8 @@ public final class FeedApp: Sendable {
     /// The live event streams of `GET /api/events`.
     public let events: EventHub
     private let sourceStatus: (@Sendable () -> FeedSourceStatus)?
-    /// The store's ``FeedBackend/cacheTag``: per process in memory, per cluster on Redis.
-    private let bootTag: String
+    /// The store as stored responses see it: at its revision (see ``StoreRevisions``).
+    private let revisions: StoreRevisions
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
@@ -58,7 +58,7 @@ public final class FeedApp: Sendable {
         self.files = files
         self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
-        bootTag = store.cacheTag
+        revisions = StoreRevisions(store: store)
         events = EventHub(store: store, heartbeat: heartbeat)
     }
 
@@ -88,13 +88,13 @@ public final class FeedApp: Sendable {
         return ItemsPayload.encode(snapshot, query: query, added: nil)
     }
 
-    /// A cached value for the current version; only a miss copies the snapshot and builds.
+    /// A cached value for the current revision; only a miss copies the snapshot and builds.
     private func cached<Key, Value>(
         _ cache: ResponseCache<Key, Value>, key: Key, build: (FeedSnapshot) throws -> Value
     ) rethrows -> Value {
-        if let hit = cache.lookup(version: store.currentVersion, key: key) { return hit }
+        if let hit = cache.lookup(version: store.currentRevision, key: key) { return hit }
         let snapshot = store.current
-        return try cache.value(version: snapshot.version, key: key) { try build(snapshot) }
+        return try cache.value(version: snapshot.revision, key: key) { try build(snapshot) }
     }
 
     // MARK: Page
@@ -129,7 +129,7 @@ public final class FeedApp: Sendable {
             let position = before.map { "-b\($0.text)" } ?? ""
             return Representation(
                 etag:
-                    "\"\(bootTag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
+                    "\"\(snapshot.position.tag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
                 headers: headers,
                 body: try renderer.page(
                     snapshot, language: language, layout: layout, explicitLanguage: explicit,
@@ -137,7 +137,7 @@ public final class FeedApp: Sendable {
                 // The first page is what nearly every reader fetches at each version: worth the
                 // denser (slower) brotli setting. Older pages, fetched by few, get the fast one.
                 compression: before == nil ? .dense : .perVersion,
-                reusableAt: (store, snapshot.version))
+                reusableAt: (revisions, snapshot.revision))
         }
         return representation.response(to: request)
     }
@@ -193,13 +193,13 @@ public final class FeedApp: Sendable {
             let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
             return cached(itemBodies, key: key) { snapshot in
                 Representation(
-                    etag: "\"\(bootTag)-v\(snapshot.version)\"",
+                    etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\"",
                     headers: [
                         "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
                         "Vary": "Accept",
                     ],
                     body: ItemsPayload.encode(snapshot, query: query, added: nil),
-                    reusableAt: (store, snapshot.version))
+                    reusableAt: (revisions, snapshot.revision))
             }.response(to: request)
         }
         let (language, _) = try language(for: request)
@@ -215,9 +215,9 @@ public final class FeedApp: Sendable {
             headers.set("X-Feed-Updated-At", Timestamp.iso(snapshot.updatedAt))
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
-                etag: "\"\(bootTag)-f\(snapshot.version)-\(language)\"", headers: headers,
+                etag: "\"\(snapshot.position.tag)-f\(snapshot.version)-\(language)\"", headers: headers,
                 body: try renderer.fragment(page.entries.map(\.item), language: language),
-                reusableAt: (store, snapshot.version))
+                reusableAt: (revisions, snapshot.revision))
         }.response(to: request)
     }
 
@@ -242,7 +242,7 @@ public final class FeedApp: Sendable {
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
             let (language, _) = try language(for: request)
             let key = RefreshKey.fragment(since: since, language: language)
-            return try refreshBodies.value(version: snapshot.version, key: key) {
+            return try refreshBodies.value(version: snapshot.revision, key: key) {
                 var headers = Self.refreshHeaders(snapshot, added: added.count)
                 headers.set("Content-Type", "text/html; charset=utf-8")
                 headers.set("Vary", "Accept, Accept-Language")
@@ -252,7 +252,7 @@ public final class FeedApp: Sendable {
             }.response(to: request)
         }
         let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
-        return refreshBodies.value(version: snapshot.version, key: key) {
+        return refreshBodies.value(version: snapshot.revision, key: key) {
             var headers = Self.refreshHeaders(snapshot, added: added.count)
             headers.set("Content-Type", "application/json; charset=utf-8")
             headers.set("Vary", "Accept")

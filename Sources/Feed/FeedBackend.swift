@@ -10,9 +10,13 @@ public protocol FeedBackend: VersionedContent {
     var current: FeedSnapshot { get }
     /// The latest snapshot's version, enough to find cached responses.
     var currentVersion: Int { get }
-    /// A short tag that, together with a version, names one snapshot's content: part of every
-    /// page and API `ETag`. Per process in memory; shared by all instances of a cluster.
+    /// The current snapshot's epoch as a tag (``FeedPosition/tag``), which together with a
+    /// version names one snapshot's content: part of every page and API `ETag`. Per process in
+    /// memory; shared by all instances of a cluster, and new whenever Redis lost the feed.
     var cacheTag: String { get }
+    /// The current snapshot's ``FeedSnapshot/revision``, read without waiting: what the byte
+    /// caches and stored responses key on (a version number alone may repeat across epochs).
+    var currentRevision: Int { get }
     /// What `/healthz` reports besides the version.
     var health: FeedHealth { get }
     /// Joins or starts a reload and returns its result. A ``FeedError`` with
@@ -21,4 +25,9 @@ public protocol FeedBackend: VersionedContent {
     /// Every snapshot published from now on with a new version, however it arrived (this
     /// process's reload, or another instance's through Redis): what the event stream fans out.
     func publications() -> AsyncStream<FeedSnapshot>
+}
+
+extension FeedBackend {
+    /// A single version sequence: the revision is the version.
+    public var currentRevision: Int { currentVersion }
 }

@@ -16,19 +16,31 @@ public struct FeedSnapshot: Sendable {
         }
     }
 
-    /// Grows by one on every reload that changed the items; never decreases.
+    /// Grows by one on every reload that changed the items; never decreases within an epoch.
     public var version: Int
+    /// When this version sequence began, in microseconds since 1970: the in-memory store's
+    /// start, or the moment a Redis cluster's feed was (re-)seeded into an empty Redis. A version
+    /// number names one snapshot only together with its epoch (see ``position``).
+    public var epoch: Int
+    /// This process's count of snapshots it made current, for its caches: unlike ``version`` it
+    /// never repeats, even when a Redis instance adopts a new epoch whose numbers start lower.
+    public var revision: Int
     /// When the last successful reload finished (even one that changed nothing).
     public var updatedAt: Date
     /// Newest first.
     public var entries: [Entry]
 
-    /// Creates a snapshot.
-    public init(version: Int, updatedAt: Date, entries: [Entry]) {
+    /// Creates a snapshot; `revision` defaults to the version (true for a single version sequence).
+    public init(version: Int, updatedAt: Date, entries: [Entry], epoch: Int = 0, revision: Int? = nil) {
         self.version = version
+        self.epoch = epoch
+        self.revision = revision ?? version
         self.updatedAt = updatedAt
         self.entries = entries
     }
+
+    /// The epoch and version together: what event ids and `ETag`s name.
+    public var position: FeedPosition { FeedPosition(epoch: epoch, version: version) }
 
     /// The items, newest first.
     public var items: [FeedItem] { entries.map(\.item) }

@@ -34,10 +34,17 @@ public actor FeedStore: FeedBackend {
         self.maxItems = max(1, maxItems)
         self.now = now
         let trimmed = Array(initial.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
+        let epoch = Self.epochNow()
+        cacheTag = FeedPosition.tag(epoch)
         published = Mutex(
             FeedSnapshot(
                 version: 1, updatedAt: now(),
-                entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }))
+                entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }, epoch: epoch))
+    }
+
+    /// Microseconds since 1970 by the system clock: a new version sequence's epoch.
+    public static func epochNow() -> Int {
+        Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
     }
 
     /// The latest snapshot; cheap, never waits for a reload.
@@ -50,8 +57,9 @@ public actor FeedStore: FeedBackend {
         publishedVersion.load(ordering: .acquiring)
     }
 
-    /// Distinguishes this process's ETags from an earlier run's, whose versions restarted at 1.
-    public nonisolated let cacheTag = String(UInt32.random(in: .min ... .max), radix: 36)
+    /// This process's epoch as a tag: distinguishes its ETags and event ids from an earlier
+    /// run's, whose versions restarted at 1.
+    public nonisolated let cacheTag: String
 
     /// Always healthy: there is nothing remote to lose.
     public nonisolated var health: FeedHealth { .ok }
@@ -108,7 +116,8 @@ public actor FeedStore: FeedBackend {
     }
 
     /// The snapshot after a successful fetch: a new version only if the items changed, each
-    /// item keeping the version it first appeared in, trimmed to `maxItems` newest.
+    /// item keeping the version it first appeared in, trimmed to `maxItems` newest; in the same
+    /// epoch as `before`.
     public static func merge(_ before: FeedSnapshot, with fetched: [FeedItem], maxItems: Int, at date: Date)
         -> FeedSnapshot
     {
@@ -121,6 +130,8 @@ public actor FeedStore: FeedBackend {
             knownVersions[entry.item.id] = entry.addedIn
         }
         let entries = sorted.map { FeedSnapshot.Entry(item: $0, addedIn: knownVersions[$0.id] ?? version) }
-        return FeedSnapshot(version: version, updatedAt: date, entries: entries)
+        return FeedSnapshot(
+            version: version, updatedAt: date, entries: entries, epoch: before.epoch,
+            revision: before.revision + (changed ? 1 : 0))
     }
 }

@@ -155,7 +155,8 @@ func mhdAccessHandler(
         if let stream = response.stream, !core.reserveStream(stream) {
             // Streams are bounded apart from pending requests: they stay open for good.
             // Never queued, so libmicrohttpd will not free it: close it here (its owner hears).
-            stream.closed()
+            stream.closed(reason: .limit)
+            core.metrics?.recordStreamClosed(.limit)
             let busy = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
             let bare = Request(method: context.method, path: context.path, headers: headers)
@@ -318,19 +319,21 @@ private func queueStream(
     core: ServerCore
 ) -> Bool {
     guard let handle = stream.makeHandle() else {
-        core.releaseStream(stream)
-        stream.closed()
+        core.releaseStream(stream, reason: .heartbeatFailed)
+        stream.closed(reason: .heartbeatFailed)
         return false
     }
     for field in response.headers where MHD_add_response_header(handle, field.name, field.value) == .NO {
         core.logger.error("dropped invalid response header '\(Logger.printable(field.name))'")
     }
     addPerRequestHeaders(to: handle, context: context, core: core)
+    let socket = prh_connection_socket(connection)
     stream.attach(
-        connection: connection, directSocket: directSocket(for: connection, context: context, core: core)
+        connection: connection, socket: socket >= 0 ? socket : nil,
+        directWrites: writesDirectly(context: context, core: core)
     ) {
-        [weak core, weak stream] in
-        if let core, let stream { core.releaseStream(stream) }
+        [weak core, weak stream] reason in
+        if let core, let stream { core.releaseStream(stream, reason: reason) }
     }
     let queued = MHD_queue_response(connection, UInt32(response.status), handle)
     // The connection holds its own reference; the free callback runs when it lets go.
@@ -338,15 +341,12 @@ private func queueStream(
     return queued == .YES
 }
 
-/// The socket a stream may write its chunks to while suspended (see ``ChunkSocketWrite``): only
-/// when libmicrohttpd sends the stream as HTTP/1.1 chunks over plain TCP (it chunks every
+/// Whether a stream may write its chunks to its socket while suspended (see ``ChunkSocketWrite``):
+/// only when libmicrohttpd sends the stream as HTTP/1.1 chunks over plain TCP (it chunks every
 /// HTTP/1.1 stream, `Connection: close` or not). Over TLS the bytes must go through
 /// libmicrohttpd's TLS session; to HTTP/1.0 clients it sends the body unframed.
-private func directSocket(for connection: OpaquePointer, context: RequestContext, core: ServerCore) -> Int32?
-{
-    guard core.options.tls == nil, context.http11 else { return nil }
-    let socket = prh_connection_socket(connection)
-    return socket >= 0 ? socket : nil
+private func writesDirectly(context: RequestContext, core: ServerCore) -> Bool {
+    core.options.tls == nil && context.http11
 }
 
 /// The server's headers (HSTS) and the request's `X-Request-Id`, on a response of its own.

@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// The server gives each stream its own libmicrohttpd callback response. When the stream has
 /// nothing to send, the connection is suspended (it leaves the poll set: no busy loop, no timeout);
-/// ``write(_:)`` resumes it. A client that left is noticed on the next write (send a heartbeat
-/// now and then); ``onClose`` then runs once, as it does after ``finish()``.
+/// ``write(_:)`` resumes it. A client that closes its connection while the stream waits is
+/// noticed by the server's ``DepartureWatch``; one that left silently, on the next write (send a
+/// heartbeat now and then). ``onClose`` then runs once, as it does after ``finish()``.
 public final class ResponseStream: Sendable {
     // The connection pointers are only touched under the lock (and by libmicrohttpd).
     struct State: @unchecked Sendable {
@@ -25,12 +26,17 @@ public final class ResponseStream: Sendable {
         /// The libmicrohttpd thread that reads this stream (the thread of its connection).
         var serverThread: UInt?
         /// The server's bookkeeping, run when libmicrohttpd is done with the stream.
-        var detach: (@Sendable () -> Void)?
+        var detach: (@Sendable (StreamCloseReason) -> Void)?
         /// The connection's socket when writes may go straight to it while suspended (plain
         /// HTTP/1.1 chunks; see ``ChunkSocketWrite``), else nil and writes wake the connection.
         var directSocket: Int32?
-        /// A direct write failed part-way: the reader ends the connection with an error.
+        /// A direct write failed part-way, or the client left: the reader ends the connection
+        /// with an error.
         var broken = false
+        /// The connection's socket, watched for the client's departure while suspended.
+        var socket: Int32?
+        /// Why the stream ends, once known (else ``StreamCloseReason/heartbeatFailed``).
+        var closeReason: StreamCloseReason?
     }
 
     private let state: Mutex<State>
@@ -76,6 +82,7 @@ public final class ResponseStream: Sendable {
                 case .broken:
                     // The framing cannot be repaired: end the connection (libmicrohttpd frees it).
                     state.broken = true
+                    state.closeReason = state.closeReason ?? .heartbeatFailed
                     state.directSocket = nil
                     shutdown(socket, Int32(SHUT_RDWR))
                     return (false, takeSuspended(&state), false)
@@ -84,6 +91,7 @@ public final class ResponseStream: Sendable {
             if state.pending.count + bytes.count > maxPendingBytes {
                 state.pending = []
                 state.finished = true
+                state.closeReason = state.closeReason ?? .limit
             } else {
                 state.pending.append(contentsOf: bytes)
             }
@@ -98,8 +106,34 @@ public final class ResponseStream: Sendable {
 
     /// Ends the stream cleanly (the last chunk) once what was written is sent.
     public func finish() {
+        finish(reason: .finished)
+    }
+
+    /// Ends the stream cleanly, for `reason`.
+    func finish(reason: StreamCloseReason) {
         let toResume = state.withLock { state -> OpaquePointer? in
             state.finished = true
+            state.closeReason = state.closeReason ?? reason
+            return takeSuspended(&state)
+        }
+        if let toResume { MHD_resume_connection(toResume) }
+    }
+
+    /// The socket to watch for the client's departure: set while the connection is suspended
+    /// (libmicrohttpd then leaves the socket alone), else nil.
+    var watchedSocket: Int32? {
+        state.withLock { $0.suspended == nil ? nil : $0.socket }
+    }
+
+    /// The client closed its connection while the stream was suspended on `socket`: ends the
+    /// stream now (libmicrohttpd closes the connection and frees its slot). Nothing happens
+    /// if the connection was resumed meanwhile (it may no longer own that descriptor number).
+    func clientDeparted(from socket: Int32) {
+        let toResume = state.withLock { state -> OpaquePointer? in
+            guard state.suspended != nil, state.socket == socket, !state.closed else { return nil }
+            state.broken = true
+            state.directSocket = nil
+            state.closeReason = state.closeReason ?? .clientClosed
             return takeSuspended(&state)
         }
         if let toResume { MHD_resume_connection(toResume) }
@@ -137,13 +171,18 @@ public final class ResponseStream: Sendable {
 
     // MARK: Server side
 
-    /// Called by the server as it queues the stream's response; `directSocket` is the socket
-    /// when the response goes out as plain HTTP/1.1 chunks.
-    func attach(connection: OpaquePointer, directSocket: Int32?, detach: @escaping @Sendable () -> Void) {
+    /// Called by the server as it queues the stream's response: `socket` is the connection's,
+    /// `directWrites` whether the response goes out as plain HTTP/1.1 chunks (written straight to
+    /// it while suspended). `detach` hears why the stream ended.
+    func attach(
+        connection: OpaquePointer, socket: Int32?, directWrites: Bool,
+        detach: @escaping @Sendable (StreamCloseReason) -> Void
+    ) {
         state.withLock {
             $0.connection = connection
             $0.detach = detach
-            $0.directSocket = directSocket
+            $0.socket = socket
+            $0.directSocket = directWrites ? socket : nil
         }
     }
 
@@ -176,21 +215,23 @@ public final class ResponseStream: Sendable {
     }
 
     /// libmicrohttpd freed the response (the connection is gone), or the server refused the
-    /// stream before queueing it.
-    func closed() {
-        let (handler, detach, taken) = state.withLock { state in
+    /// stream before queueing it (`reason` then says why).
+    func closed(reason refused: StreamCloseReason? = nil) {
+        let (handler, detach, taken, reason) = state.withLock { state in
             state.closed = true
             state.suspended = nil
             state.connection = nil
             state.directSocket = nil
+            state.socket = nil
             defer {
                 state.onClose = nil
                 state.detach = nil
                 state.whenTaken = []
             }
-            return (state.onClose, state.detach, state.whenTaken)
+            let reason = refused ?? state.closeReason ?? .heartbeatFailed
+            return (state.onClose, state.detach, state.whenTaken, reason)
         }
-        detach?()
+        detach?(reason)
         for untaken in taken { untaken() }
         handler?()
     }

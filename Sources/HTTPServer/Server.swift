@@ -16,6 +16,7 @@ public final class Server: Sendable {
     private let core: ServerCore
     private let daemon: Mutex<OpaquePointer?>
     private let listenDescriptor: Int32
+    private let departures: DepartureWatch
 
     /// Binds and starts serving `router` immediately on background threads. With `metrics`, the
     /// server registers its series there: requests, durations and bytes per route pattern, open
@@ -106,6 +107,7 @@ public final class Server: Sendable {
         self.core = core
         self.daemon = Mutex(started)
         self.listenDescriptor = socket.descriptor
+        self.departures = DepartureWatch { [weak core] in core?.openStreams ?? [] }
         self.port = socket.port
         self.address = socket.displayAddress
         self.scheme = options.tls == nil ? "http" : "https"
@@ -123,6 +125,10 @@ public final class Server: Sendable {
                 kind: .gauge
             ) { [weak self] in Double(self?.openStreams ?? 0) }
         }
+    }
+
+    deinit {
+        departures.stop()
     }
 
     /// `http` or `https`, for the startup line.
@@ -173,6 +179,7 @@ public final class Server: Sendable {
         while core.inFlight.load(ordering: .relaxed) > 0, ContinuousClock.now < sendEnd {
             try? await Task.sleep(for: .milliseconds(5))
         }
+        departures.stop()
         let toStop = daemon.withLock { state -> OpaquePointer? in
             defer { state = nil }
             return state

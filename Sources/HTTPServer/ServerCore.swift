@@ -93,17 +93,21 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
-    /// Forgets a stream libmicrohttpd is done with (or that could not be queued).
-    func releaseStream(_ stream: ResponseStream) {
+    /// Forgets a stream libmicrohttpd is done with (or that could not be queued), counting why.
+    func releaseStream(_ stream: ResponseStream, reason: StreamCloseReason) {
         streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
+        metrics?.recordStreamClosed(reason)
     }
+
+    /// The open streams, for the ``DepartureWatch``.
+    var openStreams: [ResponseStream] { streams.withLock { Array($0.values) } }
 
     var streamCount: Int { streams.withLock { $0.count } }
 
     /// Ends every open stream cleanly (shutdown): each sends its last chunk and completes.
     func finishStreams() -> Int {
         let open = streams.withLock { Array($0.values) }
-        for stream in open { stream.finish() }
+        for stream in open { stream.finish(reason: .shutdown) }
         return open.count
     }
 

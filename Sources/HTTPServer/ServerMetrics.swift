@@ -8,6 +8,8 @@ final class ServerMetrics: Sendable {
     private let durations: [Histogram]
     private let bytes: [Counter]
     private let stored: Counter
+    /// Indexed like ``StreamCloseReason/allCases``.
+    private let streamsClosed: [Counter]
 
     init(registry: MetricsRegistry, routes: [String]) {
         let labels = routes + ["unmatched"]
@@ -34,6 +36,17 @@ final class ServerMetrics: Sendable {
         stored = registry.counter(
             "pullrefresh_http_stored_responses_total",
             help: "Requests answered with a stored response, without routing (counted by route too).")
+        streamsClosed = StreamCloseReason.allCases.map { reason in
+            registry.counter(
+                "pullrefresh_event_streams_closed_total",
+                help: "Streaming responses (GET /api/events) ended or refused, by reason.",
+                labels: [("reason", reason.rawValue)])
+        }
+    }
+
+    /// Counts a stream that ended (or was refused) for `reason`.
+    func recordStreamClosed(_ reason: StreamCloseReason) {
+        if let index = StreamCloseReason.allCases.firstIndex(of: reason) { streamsClosed[index].increment() }
     }
 
     /// Counts a request answered from the stored responses (``record`` counts it as well).

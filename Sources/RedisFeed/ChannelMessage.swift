@@ -1,13 +1,11 @@
 /// What travels on the feed's pub/sub channel, one kind per first byte:
-/// - `s<reload> <snapshot JSON>`: version committed (or re-seeded, reload 0);
+/// - `s<reload> <epoch> <snapshot JSON>`: version committed (or seeded, reload 0) in that epoch;
 /// - `u<reload> <version>`: the reload finished and changed nothing;
 /// - `f<reload> <base version> <message>`: the reload failed upstream.
 enum ChannelMessage: Equatable {
-    case committed(reload: Int, snapshot: [UInt8])
+    case committed(reload: Int, epoch: Int, snapshot: [UInt8])
     case unchanged(reload: Int, version: Int)
     case failed(reload: Int, base: Int, message: String)
-
-    static func committedPrefix(reload: Int) -> String { "s\(reload) " }
 
     static func unchanged(reload: Int, version: Int) -> [UInt8] { Array("u\(reload) \(version)".utf8) }
 
@@ -23,7 +21,10 @@ enum ChannelMessage: Equatable {
         let rest = Array(payload[(space + 1)...])
         switch kind {
         case UInt8(ascii: "s"):
-            self = .committed(reload: reload, snapshot: rest)
+            guard let gap = rest.firstIndex(of: 32),
+                let epoch = Int(String(decoding: rest[..<gap], as: UTF8.self)), epoch >= 0
+            else { return nil }
+            self = .committed(reload: reload, epoch: epoch, snapshot: Array(rest[(gap + 1)...]))
         case UInt8(ascii: "u"):
             guard let version = Int(String(decoding: rest, as: UTF8.self)) else { return nil }
             self = .unchanged(reload: reload, version: version)

@@ -12,8 +12,9 @@ import Synchronization
 ///   with one fenced script (token and base version checked, version incremented, snapshot
 ///   stored at `prefix:snap:<v>`, published, lease released); everyone else waits for the
 ///   published result with a deadline of the lease's remaining time, then tries again.
-/// - Redis restarted empty: every instance re-seeds its newest snapshot on reconnect, so the
-///   version never goes back.
+/// - Redis restarted empty: the first instance to reconnect seeds it with its newest snapshot
+///   in a new epoch (``FeedSnapshot/epoch``, part of every `ETag` and event id), so a version
+///   number names one snapshot within an epoch; instances from the old epoch adopt the new one.
 /// - Redis unreachable: GETs keep serving the last snapshot; reloads fail at once (at most a
 ///   connect plus a command timeout) with ``FeedError/retryAfter`` set (`503`).
 public actor RedisFeedStore: FeedBackend {
@@ -30,12 +31,12 @@ public actor RedisFeedStore: FeedBackend {
     private var inFlight = SingleFlight()
     private var rejoining = false
     private let closed = Atomic<Bool>(false)
-    private let epoch: String
 
     private var versionKey: String { configuration.prefix + "version" }
     private var leaseKey: String { configuration.prefix + "lease" }
     private var channel: String { configuration.prefix + "versions" }
     private var snapshotPrefix: String { configuration.prefix + "snap:" }
+    private var epochKey: String { configuration.prefix + "epoch" }
 
     /// How long a replaced snapshot stays readable for instances that are catching up.
     private static let keepPrevious = "600000"
@@ -54,18 +55,16 @@ public actor RedisFeedStore: FeedBackend {
         let trimmed = Array(initial.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
         let seed = FeedSnapshot(
             version: 1, updatedAt: now(), entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) })
-        let epoch = String(UInt64.random(in: .min ... .max), radix: 36)
-        let joined: (snapshot: FeedSnapshot, epoch: String)
+        let joined: FeedSnapshot
         do {
-            joined = try await join(
-                client: client, configuration: configuration, local: seed, epoch: epoch, rejoin: false)
+            joined = try await join(client: client, configuration: configuration, local: seed, rejoin: false)
         } catch {
             client.close()
             throw error
         }
         let store = RedisFeedStore(
-            configuration: configuration, client: client, snapshot: joined.snapshot, epoch: joined.epoch,
-            source: source, delay: delay, maxItems: maxItems, now: now, logger: logger)
+            configuration: configuration, client: client, snapshot: joined, source: source, delay: delay,
+            maxItems: maxItems, now: now, logger: logger)
         store.startSubscriber()
         // Serve only once versions can arrive: the subscription is live (its first re-join then
         // re-reads the version, covering commits made between the join above and now).
@@ -83,30 +82,31 @@ public actor RedisFeedStore: FeedBackend {
     private nonisolated var isSubscribed: Bool { subscriberBox.withLock { $0?.isSubscribed } ?? false }
 
     private init(
-        configuration: RedisConfiguration, client: RedisClient, snapshot: FeedSnapshot, epoch: String,
+        configuration: RedisConfiguration, client: RedisClient, snapshot: FeedSnapshot,
         source: any FeedSource, delay: Duration, maxItems: Int, now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
         self.configuration = configuration
         self.client = client
         self.board = SnapshotBoard(snapshot)
-        self.epoch = epoch
         self.source = source
         self.delay = delay
         self.maxItems = max(1, maxItems)
         self.now = now
         self.logger = logger
         self.token = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: .min ... .max))"
-        self.cacheTag = epoch
     }
 
     deinit {
         close()
     }
 
-    /// The cluster's tag, stored in Redis at `prefix:epoch` and kept through Redis restarts by
-    /// the re-seed: the same on every instance, so ETags match wherever a client lands.
-    public nonisolated let cacheTag: String
+    /// The current snapshot's epoch as a tag: the cluster's epoch (`prefix:epoch`), the same on
+    /// every instance, so ETags match wherever a client lands; new when Redis lost the feed.
+    public nonisolated var cacheTag: String { board.current.position.tag }
+
+    /// This instance's count of snapshots made current (see ``FeedSnapshot/revision``).
+    public nonisolated var currentRevision: Int { board.currentRevision }
 
     /// The newest snapshot this instance knows; never waits.
     public nonisolated var current: FeedSnapshot { board.current }
@@ -155,9 +155,9 @@ public actor RedisFeedStore: FeedBackend {
     /// A channel message, on the subscriber's thread: decoding happens here, off the pool.
     private nonisolated func received(_ payload: [UInt8]) {
         switch ChannelMessage(payload) {
-        case .committed(let reload, let bytes):
+        case .committed(let reload, let epoch, let bytes):
             do {
-                board.publish(try SnapshotCodec.decode(bytes), reload: reload)
+                board.publish(try SnapshotCodec.decode(bytes, epoch: epoch), reload: reload)
             } catch {
                 logger.error("redis: ignored a published snapshot: \(error)")
             }
@@ -181,10 +181,7 @@ public actor RedisFeedStore: FeedBackend {
         var failures = 0
         while !closed.load(ordering: .relaxed) {
             do {
-                let joined = try await Self.join(
-                    client: client, configuration: configuration, local: board.current, epoch: epoch,
-                    rejoin: true)
-                board.publish(joined.snapshot, reload: 0)
+                try await adoptCluster()
                 if failures > 0 { logger.warning("redis: re-joined after \(failures) failed attempts") }
                 return
             } catch {
@@ -195,40 +192,54 @@ public actor RedisFeedStore: FeedBackend {
         }
     }
 
+    /// Re-joins and makes what Redis answers current (a new epoch's snapshot included).
+    private func adoptCluster() async throws(RedisError) {
+        let joined = try await Self.join(
+            client: client, configuration: configuration, local: board.current, rejoin: true)
+        board.publish(joined, reload: 0, adopting: true)
+    }
+
+    /// Runs the join script (see ``FeedScripts/join``) with `local` and answers the snapshot
+    /// Redis holds afterwards, with its epoch.
     private static func join(
-        client: RedisClient, configuration: RedisConfiguration, local: FeedSnapshot, epoch: String,
-        rejoin: Bool
-    ) async throws(RedisError) -> (snapshot: FeedSnapshot, epoch: String) {
+        client: RedisClient, configuration: RedisConfiguration, local: FeedSnapshot, rejoin: Bool
+    ) async throws(RedisError) -> FeedSnapshot {
         let prefix = configuration.prefix
+        // A new epoch, should this join begin one: later than the one we hold, by our clock.
+        let newEpoch = max(FeedStore.epochNow(), local.epoch + 1)
         let reply = try await FeedScripts.join.run(
             on: client, keys: [prefix + "version", prefix + "epoch", prefix + "settle"],
             arguments: [
                 Array((prefix + "snap:").utf8), Array(String(local.version).utf8),
                 SnapshotCodec.encode(local),
-                Array(epoch.utf8), Array((rejoin ? "1" : "0").utf8), Array(settleMilliseconds.utf8),
-                Array((prefix + "versions").utf8),
+                Array(String(local.epoch).utf8), Array((rejoin ? "1" : "0").utf8),
+                Array(settleMilliseconds.utf8),
+                Array((prefix + "versions").utf8), Array(String(newEpoch).utf8),
             ])
         guard case .array(let parts) = reply, parts.count == 4, let version = parts[0].integerValue,
-            let clusterEpoch = parts[1].text
+            let epochText = parts[1].text, let epoch = Int(epochText)
         else { throw .unexpectedReply("join answered \(reply)") }
         guard case .string(let bytes) = parts[2] else {
             throw .unexpectedReply("version \(version) has no stored snapshot at \(prefix)snap:\(version)")
         }
-        let snapshot = try SnapshotCodec.decode(bytes)
+        let snapshot = try SnapshotCodec.decode(bytes, epoch: epoch)
         guard snapshot.version == version else {
             throw .unexpectedReply("\(prefix)snap:\(version) holds version \(snapshot.version)")
         }
-        return (snapshot, clusterEpoch)
+        return snapshot
     }
 
-    /// The stored snapshot of `version`, made current here (catching up on a lost message).
+    /// The stored snapshot of `version` in the cluster's epoch, made current here (catching up on
+    /// a lost message); read with the epoch in one command.
     private func catchUp(to version: Int) async throws(RedisError) {
         guard version > board.currentVersion else { return }
-        let reply = try await client.send(["GET", snapshotPrefix + String(version)])
-        guard case .string(let bytes) = reply else {
-            throw .unexpectedReply("\(snapshotPrefix)\(version) is missing")
+        let reply = try await client.send(["MGET", epochKey, snapshotPrefix + String(version)])
+        guard case .array(let parts) = reply, parts.count == 2, let epochText = parts[0].text,
+            let epoch = Int(epochText), case .string(let bytes) = parts[1]
+        else {
+            throw .unexpectedReply("\(snapshotPrefix)\(version) or \(epochKey) is missing")
         }
-        board.publish(try SnapshotCodec.decode(bytes), reload: 0)
+        board.publish(try SnapshotCodec.decode(bytes, epoch: epoch), reload: 0)
     }
 
     // MARK: Reloading
@@ -251,14 +262,24 @@ public actor RedisFeedStore: FeedBackend {
                     on: client,
                     keys: [
                         leaseKey, versionKey, configuration.prefix + "reloads",
-                        configuration.prefix + "settle",
+                        configuration.prefix + "settle", epochKey,
                     ],
                     arguments: [
                         Array(token.utf8), Array(String(Self.milliseconds(configuration.lease)).utf8),
                     ])
-                guard case .array(let parts) = reply, parts.count == 3, let flag = parts[0].integerValue,
-                    let number = parts[1].integerValue, let stored = parts[2].integerValue
+                guard case .array(let parts) = reply, parts.count == 4, let flag = parts[0].integerValue,
+                    let number = parts[1].integerValue, let stored = parts[2].integerValue,
+                    let clusterEpoch = parts[3].text
                 else { throw RedisError.unexpectedReply("acquire answered \(reply)") }
+                if stored > 0, clusterEpoch != String(board.current.epoch) {
+                    // The cluster moved to another epoch (Redis lost the feed and was seeded
+                    // again): adopt its snapshot before anything else; never commit ours in it.
+                    if flag == 1 {
+                        _ = try? await release(ChannelMessage.unchanged(reload: number, version: stored))
+                    }
+                    try await adoptCluster()
+                    continue
+                }
                 if flag == 1 {
                     return try await runReload(number: number, stored: stored)
                 }
@@ -303,10 +324,7 @@ public actor RedisFeedStore: FeedBackend {
             try await catchUp(to: stored)
         } else if stored < board.currentVersion {
             // Redis lost data and our re-seed has not run yet: run it now, then commit on top.
-            let joined = try await Self.join(
-                client: client, configuration: configuration, local: board.current, epoch: epoch, rejoin: true
-            )
-            board.publish(joined.snapshot, reload: 0)
+            try await adoptCluster()
         }
         let before = board.current
         do {
@@ -334,24 +352,24 @@ public actor RedisFeedStore: FeedBackend {
             on: client,
             keys: [
                 leaseKey, versionKey, snapshotPrefix + String(merged.version),
-                snapshotPrefix + String(before.version),
+                snapshotPrefix + String(before.version), epochKey,
             ],
             arguments: [
                 Array(token.utf8), Array(String(before.version).utf8), bytes, Array(channel.utf8),
-                Array(String(number).utf8), Array(Self.keepPrevious.utf8),
+                Array(String(number).utf8), Array(Self.keepPrevious.utf8), Array(String(before.epoch).utf8),
             ])
         guard case .array(let parts) = reply, parts.count == 2, let committed = parts[0].integerValue,
             let version = parts[1].integerValue
         else { throw .unexpectedReply("commit answered \(reply)") }
         guard committed == 1 else {
             logger.warning(
-                "redis: commit of version \(merged.version) refused (lease lost or version moved; Redis has \(version))"
+                "redis: commit of version \(merged.version) refused (lease lost, version or epoch moved; Redis has \(version))"
             )
-            try await catchUp(to: version)
+            try await adoptCluster()
             return .success(ReloadOutcome(snapshot: board.current, reloadNumber: number))
         }
         // Everyone renders what Redis holds: the decoded bytes, not our in-memory copy.
-        let snapshot = try SnapshotCodec.decode(bytes)
+        let snapshot = try SnapshotCodec.decode(bytes, epoch: before.epoch)
         board.publish(snapshot, reload: number)
         return .success(ReloadOutcome(snapshot: board.current, reloadNumber: number))
     }

@@ -4,8 +4,11 @@ import Synchronization
 /// This instance's copy of the shared feed: the newest snapshot it knows (read without waiting)
 /// and the refreshes waiting for another instance's reload to finish.
 ///
-/// Versions only move forward here: an older or equal version arriving late (a re-seed, a
-/// message after a catch-up) is ignored.
+/// Positions only move forward here: an older or equal version of the same epoch arriving late
+/// (a re-seed, a message after a catch-up) is ignored, and so is a message from an older epoch.
+/// What Redis answers to a (re-)join is the cluster's truth and is adopted even when its epoch
+/// compares older (the clocks of two instances may disagree). Every snapshot made current gets
+/// the next ``FeedSnapshot/revision``.
 final class SnapshotBoard: Sendable {
     enum Outcome: Sendable {
         case published(FeedSnapshot, reload: Int)
@@ -26,34 +29,48 @@ final class SnapshotBoard: Sendable {
 
     private let state: Mutex<State>
     private let version: Atomic<Int>
+    private let revision: Atomic<Int>
     /// Every snapshot made current here, for the event streams.
     let broadcaster = SnapshotBroadcaster()
 
     init(_ snapshot: FeedSnapshot) {
-        state = Mutex(State(snapshot: snapshot))
+        var first = snapshot
+        first.revision = 1
+        state = Mutex(State(snapshot: first))
         version = Atomic(snapshot.version)
+        revision = Atomic(1)
     }
 
     var current: FeedSnapshot { state.withLock { $0.snapshot } }
 
     var currentVersion: Int { version.load(ordering: .acquiring) }
 
+    var currentRevision: Int { revision.load(ordering: .acquiring) }
+
     /// How many refreshes are waiting for another instance's reload now.
     var waiting: Int { state.withLock { $0.waiters.count } }
 
-    /// Makes `snapshot` current if it is newer, and wakes the waiters it answers. Returns
-    /// whether it was newer.
+    /// Makes `snapshot` current if it comes after the current one (``FeedPosition/isAfter(_:)``),
+    /// or, with `adopting` (Redis's answer to a join), whenever its epoch differs; wakes the
+    /// waiters it answers. Returns whether it was made current.
     @discardableResult
-    func publish(_ snapshot: FeedSnapshot, reload: Int) -> Bool {
-        let (woken, newer) = state.withLock { state -> ([CheckedContinuation<Outcome, Never>], Bool) in
-            guard snapshot.version > state.snapshot.version else { return ([], false) }
-            state.snapshot = snapshot
-            version.store(snapshot.version, ordering: .releasing)
-            return (take(&state) { $0.base < snapshot.version }, true)
+    func publish(_ snapshot: FeedSnapshot, reload: Int, adopting: Bool = false) -> Bool {
+        let (woken, made) = state.withLock {
+            state -> ([CheckedContinuation<Outcome, Never>], FeedSnapshot?) in
+            let current = state.snapshot.position
+            let newEpoch = snapshot.epoch != current.epoch
+            guard snapshot.position.isAfter(current) || (adopting && newEpoch) else { return ([], nil) }
+            var made = snapshot
+            made.revision = state.snapshot.revision + 1
+            state.snapshot = made
+            version.store(made.version, ordering: .releasing)
+            revision.store(made.revision, ordering: .releasing)
+            return (take(&state) { newEpoch || $0.base < made.version }, made)
         }
-        for continuation in woken { continuation.resume(returning: .published(snapshot, reload: reload)) }
-        if newer { broadcaster.publish(snapshot) }
-        return newer
+        guard let made else { return false }
+        for continuation in woken { continuation.resume(returning: .published(made, reload: reload)) }
+        broadcaster.publish(made)
+        return true
     }
 
     /// A reload on top of `version` finished without changes: its waiters get the current data.

@@ -3,7 +3,8 @@ import Foundation
 
 /// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
 /// "createdAt","addedIn","url"?,"image"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
-/// other input: a malformed snapshot is refused with a message, never half-applied.
+/// other input: a malformed snapshot is refused with a message, never half-applied. The epoch is
+/// not part of it: it lives beside it (`prefix:epoch`, and in each channel message).
 enum SnapshotCodec {
     private struct Stored: Codable {
         var version: Int
@@ -36,7 +37,8 @@ enum SnapshotCodec {
         return Array((try? encoder.encode(stored)) ?? Data())
     }
 
-    static func decode(_ bytes: [UInt8]) throws(RedisError) -> FeedSnapshot {
+    /// The snapshot in `bytes`, of `epoch`.
+    static func decode(_ bytes: [UInt8], epoch: Int) throws(RedisError) -> FeedSnapshot {
         let stored: Stored
         do {
             stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
@@ -61,6 +63,6 @@ enum SnapshotCodec {
                         id: $0.id, title: $0.title, body: $0.body,
                         createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url, image: $0.image),
                     addedIn: $0.addedIn)
-            })
+            }, epoch: epoch)
     }
 }

@@ -21,6 +21,8 @@ enum ServeCommand {
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
+        // First: from here on a termination signal is caught, never fatal (see SignalWaiter).
+        let signals = SignalWaiter()
         keepLargeAllocationsReturnable()
         let config: Configuration
         do {
@@ -56,7 +58,6 @@ enum ServeCommand {
         } catch {
             return fail("\(error)")
         }
-        let signals = SignalWaiter()
         let server: Server
         do {
             var router = app.router()
@@ -75,6 +76,7 @@ enum ServeCommand {
         logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
+        signals.whenRepeated { name in logger.notice("received \(name) again: still draining") }
         await server.shutdown()
         (app.store as? RedisFeedStore)?.close()
         return 0

@@ -9,9 +9,9 @@ import Testing
 /// the stream limit and shutdown.
 @Suite("The event stream on a real port")
 struct EventStreamTests {
-    static let request =
-        "GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
-        + "Accept-Encoding: gzip, br\r\n"
+    static func request(_ target: String) -> String {
+        "GET \(target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip, br\r\n"
+    }
 
     static func app(heartbeat: Duration = .seconds(60)) throws -> FeedApp {
         let (_, publicDir) = try Fixtures.publicFolder()
@@ -32,13 +32,13 @@ struct EventStreamTests {
         return try Server(router: app.router(), options: options, logger: Logger(quiet: true))
     }
 
-    /// Opens a stream (with extra header lines) and reads its head.
-    static func open(_ port: Int, extra: String = "") async throws -> (
+    /// Opens a stream (at `target`, with extra header lines) and reads its head.
+    static func open(_ port: Int, target: String = "/api/events", extra: String = "") async throws -> (
         StreamingReader, status: Int, headers: [(String, String)]
     ) {
         try await RawConnection.offPool {
             let connection = try RawConnection(port: port)
-            try connection.send(request + extra + "\r\n")
+            try connection.send(request(target) + extra + "\r\n")
             let reader = StreamingReader(connection)
             let head = try reader.readHead()
             return (reader, head.status, head.headers)
@@ -96,9 +96,10 @@ struct EventStreamTests {
         let version = try #require(refreshed.header("X-Feed-Version"))
         let added = try #require(refreshed.header("X-Feed-Added"))
         let updatedAt = try #require(refreshed.header("X-Feed-Updated-At"))
+        let tag = app.store.cacheTag
         let expected =
-            "id: \(version)\nevent: version\n"
-            + "data: {\"version\":\(version),\"updatedAt\":\"\(updatedAt)\",\"added\":\(added)}\n\n"
+            "id: \(tag)-\(version)\nevent: version\n"
+            + "data: {\"version\":\(version),\"updatedAt\":\"\(updatedAt)\",\"epoch\":\"\(tag)\",\"added\":\(added)}\n\n"
         for reader in readers {
             let text = try await Self.read(reader, until: "}\n\n")
             #expect(text == "retry: \(EventHub.retryMillis)\n\n" + expected)
@@ -134,7 +135,7 @@ struct EventStreamTests {
         var versions: [String] = []
         for _ in 0..<3 {
             let refreshed = try await Self.refresh(port)
-            versions.append(try #require(refreshed.header("X-Feed-Version")))
+            versions.append(app.store.cacheTag + "-" + (try #require(refreshed.header("X-Feed-Version"))))
         }
         for reader in readers {
             let text = try await Self.read(reader, until: "id: \(versions[2])\n")
@@ -161,16 +162,12 @@ struct EventStreamTests {
         let sinceOne = app.store.current.entries.filter { $0.addedIn > 1 }.count
         let (reader, _, _) = try await Self.open(server.port, extra: "Last-Event-ID: 1\r\n")
         let text = try await Self.read(reader, until: "}\n\n")
-        #expect(text.hasPrefix("retry: \(EventHub.retryMillis)\n\nid: \(version)\nevent: version\n"))
+        #expect(
+            text.hasPrefix(
+                "retry: \(EventHub.retryMillis)\n\nid: \(app.store.cacheTag)-\(version)\nevent: version\n"))
         #expect(text.contains("\"added\":\(sinceOne)}"))
         // `?since=` means the same for a page opening a fresh EventSource.
-        let (viaQuery, _, _) = try await RawConnection.offPool {
-            let connection = try RawConnection(port: server.port)
-            try connection.send("GET /api/events?since=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            let reader = StreamingReader(connection)
-            let head = try reader.readHead()
-            return (reader, head.status, head.headers)
-        }
+        let (viaQuery, _, _) = try await Self.open(server.port, target: "/api/events?since=1")
         #expect(try await Self.read(viaQuery, until: "}\n\n") == text)
         await server.shutdown()
     }
@@ -214,7 +211,7 @@ struct EventStreamTests {
         // Streams are not pending requests: with room for one pending refresh, a refresh works.
         #expect(try await Self.refresh(server.port).status == 200)
         _ = try await Self.read(second, until: "event: version")
-        // The first client leaves; the next heartbeat fails to reach it and frees the stream.
+        // The first client leaves (shuts its socket down): the departure watch frees the stream.
         shutdown(first.connection.descriptor, Int32(SHUT_RDWR))
         try await Self.eventually { server.openStreams < 2 }
         #expect(server.openStreams == 1)

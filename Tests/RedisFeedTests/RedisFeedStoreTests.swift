@@ -95,6 +95,7 @@ final class RedisFeedStoreTests {
         let client = RedisClient(configuration: configuration)
         defer { client.close() }
         _ = try await client.send(["SET", configuration.prefix + "version", "3"])
+        _ = try await client.send(["SET", configuration.prefix + "epoch", "1764619200000000"])
         _ = try await client.send(["SET", configuration.prefix + "snap:3", "{not json"])
         let error = await Self.startupError(configuration)
         guard case .unexpectedReply(let message) = error else {
@@ -112,7 +113,8 @@ final class RedisFeedStoreTests {
         let client = RedisClient(configuration: configuration)
         defer { client.close() }
         for junk in [
-            "", "x", "s1 {bad", "s0 {\"version\":0,\"updatedAt\":0,\"entries\":[]}", "u1 nope", "f1",
+            "", "x", "s1 {bad", "s1 7 {bad", "s0 {\"version\":0,\"updatedAt\":0,\"entries\":[]}",
+            "s0 9 {\"version\":0,\"updatedAt\":0,\"entries\":[]}", "u1 nope", "f1",
         ] {
             _ = try await client.send(["PUBLISH", configuration.prefix + "versions", junk])
         }

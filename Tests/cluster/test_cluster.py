@@ -217,9 +217,12 @@ def test_redis_restarted_empty_is_reseeded_and_versions_never_go_back(redis, ins
     wait_for(lambda: all(node.version() == top for node in nodes), "every instance at the top version")
     bodies_by_version(nodes, seen)
     stored = json.loads(redis.get(f"snap:{top}"))
+    old_epoch = redis.get("epoch")
     redis.restart_empty()
     wait_for(lambda: redis.get("version") == str(top), "the instances to re-seed the version")
     assert json.loads(redis.get(f"snap:{top}")) == stored
+    # The seed begins a new epoch: the ETags change once, so no cache mixes the two.
+    assert redis.get("epoch") not in (None, old_epoch)
     for node in nodes:
         wait_for(lambda: node.health()["status"] == "ok", "instance to reconnect")
         assert node.version() == top

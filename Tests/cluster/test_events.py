@@ -25,6 +25,12 @@ def read_until(sock, received, marker):
     return received
 
 
+def headers_tag(instance):
+    """The epoch tag at the start of an instance's `GET /api/items` ETag (`"<tag>-v<version>"`)."""
+    headers, _ = instance.items()
+    return headers["ETag"].strip('W/"').split("-v", 1)[0]
+
+
 def test_a_reload_on_one_instance_reaches_streams_on_all(redis, instances):
     a, b = instances("--reload-delay", "0", count=2)
     streams = [open_stream(a.port), open_stream(b.port), open_stream(b.port)]
@@ -36,7 +42,9 @@ def test_a_reload_on_one_instance_reaches_streams_on_all(redis, instances):
         received = read_until(sock, received, b"}\n")
         event = received.split(b"data: ", 1)[1].split(b"\n", 1)[0]
         data = json.loads(event)
-        assert f"id: {version}\nevent: version\n".encode() in received
         assert data["version"] == version
+        # The id is the epoch's tag (the ETag's prefix) and the version.
+        assert headers_tag(a) == data["epoch"]
+        assert f"id: {data['epoch']}-{version}\nevent: version\n".encode() in received
         assert data["added"] == int(headers["X-Feed-Added"])
         sock.close()
