@@ -68,8 +68,10 @@ public final class EventHub: Sendable {
         let known = try Self.knownVersion(request)
         var initial = Array("retry: \(Self.retryMillis)\n\n".utf8)
         let snapshot = store.current
-        if let known, known < snapshot.version {
-            initial += Self.event(snapshot, since: known)
+        // A version above the current one (a client from an earlier run) counts as 0, as `since`
+        // does on every route.
+        if let known, known != snapshot.version {
+            initial += Self.event(snapshot, since: known > snapshot.version ? 0 : known)
         }
         let stream = ResponseStream(initial: initial)
         let id = ObjectIdentifier(stream)

@@ -105,7 +105,8 @@ public final class FeedApp: Sendable {
         switch request.queryValue("layout") {
         case nil: layout = .list
         case let value?:
-            guard let chosen = PageRenderer.Layout(rawValue: value) else {
+            // Case-insensitive like `lang`: `?layout=GRID` is the grid.
+            guard let chosen = PageRenderer.Layout(rawValue: value.lowercased()) else {
                 throw HTTPError.badRequest("Query parameter 'layout' must be 'list' or 'grid'.")
             }
             layout = chosen
@@ -146,7 +147,7 @@ public final class FeedApp: Sendable {
         let (language, explicit) = try language(for: request)
         var back: [String] = []
         if explicit { back.append("lang=\(language)") }
-        if request.queryValue("layout") == "grid" { back.append("layout=grid") }
+        if request.queryValue("layout")?.lowercased() == "grid" { back.append("layout=grid") }
         do {
             _ = try await store.reload()
         } catch {
@@ -186,13 +187,14 @@ public final class FeedApp: Sendable {
     /// `GET /api/items`: JSON, or with `Accept: text/html` the `<li>` fragment of the same items
     /// (what "load older items in place" appends), with the next cursor in `X-Feed-Next-Cursor`.
     func items(_ request: Request) throws -> Response {
-        let query = try ItemsQuery(request)
+        let requested = try ItemsQuery(request)
         guard AcceptHeader.prefersHTML(request.headers["Accept"]) else {
             // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
             if request.queryValue("lang") != nil { _ = try language(for: request) }
-            let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
+            let key = ItemsKey(limit: requested.limit, cursor: requested.cursor, since: requested.since)
             return cached(itemBodies, key: key) { snapshot in
-                Representation(
+                let query = requested.sinceClamped(to: snapshot.version)
+                return Representation(
                     etag: "\"\(bootTag)-v\(snapshot.version)\"",
                     headers: [
                         "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
@@ -204,8 +206,10 @@ public final class FeedApp: Sendable {
         }
         let (language, _) = try language(for: request)
         let key = ItemsKey(
-            limit: query.limit, cursor: query.cursor, since: query.since, fragmentLanguage: language)
+            limit: requested.limit, cursor: requested.cursor, since: requested.since,
+            fragmentLanguage: language)
         return try cached(itemBodies, key: key) { snapshot in
+            let query = requested.sinceClamped(to: snapshot.version)
             let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
             var headers = SecurityHeaders.html
             headers.set("Content-Type", "text/html; charset=utf-8")
@@ -236,7 +240,7 @@ public final class FeedApp: Sendable {
             throw refreshFailure(error)
         }
         let snapshot = outcome.snapshot
-        let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? arrivedAt
+        let since = query.sinceClamped(to: snapshot.version).since ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
@@ -331,9 +335,15 @@ public final class FeedApp: Sendable {
 
     // MARK: Errors
 
+    /// Whether errors for `path` are the JSON envelope: the API (`/api` itself included, so
+    /// it is the API's 404 rather than the page's) and `/healthz`; elsewhere an HTML page.
+    public static func answersJSON(path: String) -> Bool {
+        path == "/api" || path.hasPrefix("/api/") || path == "/healthz"
+    }
+
     func renderError(_ error: any HTTPResponseError, for request: Request) -> Response {
         var headers = error.headers
-        if request.path.hasPrefix("/api/") || request.path == "/healthz" {
+        if Self.answersJSON(path: request.path) {
             var writer = JSONWriter(capacity: 128)
             writer.raw("{\"error\":{\"code\":")
             writer.string(error.code)

@@ -71,6 +71,8 @@ public struct PageRenderer: Sendable {
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
             "items": .list(shown.entries.map { Self.itemContext($0.item) }),
             "older": older,
+            // An older page with nothing on it is past the end of the feed, not an empty feed.
+            "olderPage": .bool(before != nil),
         ])
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096 + shown.entries.count * 400)
