@@ -41,6 +41,8 @@ public final class FeedApp: Sendable {
     private let sourceStatus: (@Sendable () -> FeedSourceStatus)?
     /// The store's ``FeedBackend/cacheTag``: per process in memory, per cluster on Redis.
     private let bootTag: String
+    /// The web app manifest in every UI language.
+    private let manifest: WebAppManifest
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
@@ -59,6 +61,7 @@ public final class FeedApp: Sendable {
         self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
         bootTag = store.cacheTag
+        manifest = WebAppManifest(localizer: renderer.localizer)
         events = EventHub(store: store, heartbeat: heartbeat)
     }
 
@@ -73,6 +76,11 @@ public final class FeedApp: Sendable {
         router.get("/healthz") { _ in self.health() }
         router.get("/api/events") { request in try self.events.open(request) }
         router.get("/sw.js") { request in try self.serviceWorker(request) }
+        router.get("/manifest.webmanifest") { request in try self.webAppManifest(request) }
+        // Browsers ask for it on their own, whatever the page links: the icon, not a logged 404.
+        router.get("/favicon.ico") { request in
+            try self.files.respond(relative: "icons/favicon.ico", request: request)
+        }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
@@ -279,6 +287,15 @@ public final class FeedApp: Sendable {
     func serviceWorker(_ request: Request) throws -> Response {
         var response = try files.respond(relative: "sw.js", request: request)
         response.headers.set("Cache-Control", "no-cache")
+        return response
+    }
+
+    /// `GET /manifest.webmanifest`: the manifest in `?lang=` (else `Accept-Language`) language.
+    func webAppManifest(_ request: Request) throws -> Response {
+        let (language, explicit) = try language(for: request)
+        guard let response = manifest.response(to: request, language: language, explicit: explicit) else {
+            throw HTTPError.notFound()
+        }
         return response
     }
 
