@@ -17,9 +17,10 @@ BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libc
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
-## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
+## Browser-test prerequisites: Debian's chromium + fonts (Latin, and CJK so the ko/ja pages are
+## drawn with real glyphs, not boxes), and the Python packages.
 browser-deps:
-	@scripts/ensure-packages chromium fonts-liberation
+	@scripts/ensure-packages chromium fonts-liberation fonts-noto-cjk
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
 
 ## WebKit-suite prerequisites: Xvfb, WebKitGTK through Debian's python3-gi, pytest for
@@ -145,6 +146,16 @@ browser-test-https: build-debug browser-deps ops-deps
 webkit-test: build-debug webkit-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh /usr/bin/python3 -m pytest -q Tests/webkit
 
+## The gesture in Gecko: headless Firefox ESR over Marionette (marionette-driver from PyPI, no
+## geckodriver) with trusted touch by WebDriver actions and through APZ (Tests/gecko).
+.PHONY: gecko-deps gecko-test
+gecko-deps:
+	@scripts/ensure-packages firefox-esr fonts-liberation fonts-noto-cjk
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/gecko/requirements.txt
+
+gecko-test: build-debug gecko-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q -p no:cacheprovider Tests/gecko
+
 ## The API against its OpenAPI document (schemathesis, live server).
 contract-test: build-debug contract-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/contract
@@ -160,7 +171,7 @@ cluster-test: build-debug cluster-deps browser-deps
 ## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests.
-test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test ops-test cluster-test
+test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
