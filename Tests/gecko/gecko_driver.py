@@ -17,10 +17,14 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 from marionette_driver.marionette import Marionette
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "webkit"))
+from webkit_driver import WebKitBrowser  # noqa: E402  (its page poll, which needs only eval_js)
 
 PREFS = {
     "marionette.port": 0,
@@ -125,16 +129,9 @@ class Firefox:
         """An expression evaluated in the page's own world (not through Xrays)."""
         return self.marionette.execute_script(f"return ({expression});", sandbox=None)
 
-    def wait_for(self, expression, timeout=10, what=None):
-        deadline = time.monotonic() + timeout
-        while True:
-            value = self.eval_js(expression)
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout}s waiting for {what or expression} "
-                                     f"(last: {value!r})")
-            time.sleep(0.03)
+    # Polls a JS expression until it is truthy, failing after `timeout` seconds: the WebKit
+    # driver's, shared rather than copied.
+    wait_for = WebKitBrowser.wait_for
 
     # --- touch -----------------------------------------------------------------------------
     def drag(self, path, x, ys, hold_ms=100, end="touchend"):
