@@ -5,8 +5,10 @@
  * - Pages (navigations): network first. An answer within 3 s is shown and saved; without one
  *   (offline, or a network that hangs), the last good copy is shown, marked with
  *   `<meta name="ptr-saved-at">` so the page says "Offline: showing the list from <time>".
- * - Static files (`/static/`): stale-while-revalidate, from the cache at once and refreshed
- *   in the background.
+ * - Static files (`/static/`), the web app manifest and `/favicon.ico`: stale-while-revalidate,
+ *   from the cache at once and refreshed in the background. The manifest and the icons are
+ *   precached, so an installed app has its name and icons offline too; the manifest of a
+ *   language (`?lang=ko`) never fetched before falls back to the precached one.
  * - Everything else passes through untouched: the API (the refresh POST, the event stream, the
  *   items the pill loads), other methods, other origins. The Cache API cannot store a POST, and
  *   an event stream never ends.
@@ -30,6 +32,18 @@ const STATIC_FILES = [
   '/static/pull-to-refresh.js',
   '/static/feed.js',
 ]
+/** The installed app's files: the manifest and every icon it or the page names. */
+const APP_FILES = [
+  '/manifest.webmanifest',
+  '/favicon.ico',
+  '/static/icons/icon-192.png',
+  '/static/icons/icon-512.png',
+  '/static/icons/icon-maskable-512.png',
+  '/static/icons/apple-touch-icon.png',
+  '/static/icons/favicon.svg',
+  '/static/icons/favicon-32.png',
+]
+const MANIFEST = '/manifest.webmanifest'
 
 self.addEventListener('install', event => {
   event.waitUntil(
@@ -38,7 +52,7 @@ self.addEventListener('install', event => {
       // `reload` skips the HTTP cache: the files of this deployment, not of the previous one.
       // The page too, so the visit that installed the worker already leaves a copy to show.
       .then(cache =>
-        cache.addAll(['/', ...STATIC_FILES].map(url => new Request(url, { cache: 'reload' }))),
+        cache.addAll(['/', ...STATIC_FILES, ...APP_FILES].map(url => new Request(url, { cache: 'reload' }))),
       )
       .then(() => self.skipWaiting()),
   )
@@ -65,7 +79,11 @@ self.addEventListener('fetch', event => {
   if (request.method !== 'GET' || url.origin !== location.origin) return
   if (request.mode === 'navigate' && !url.pathname.startsWith('/api/')) {
     event.respondWith(networkFirst(event))
-  } else if (url.pathname.startsWith('/static/')) {
+  } else if (
+    url.pathname.startsWith('/static/') ||
+    url.pathname === MANIFEST ||
+    url.pathname === '/favicon.ico'
+  ) {
     event.respondWith(staleWhileRevalidate(event))
   }
 })
@@ -120,7 +138,11 @@ async function staleWhileRevalidate(event) {
     if (response.ok) await cache.put(event.request, response.clone())
     return response
   })
-  if (!cached) return refreshed
+  if (!cached) {
+    // Offline, a manifest in a language not fetched yet is still the app's manifest.
+    const fallback = () => cache.match(MANIFEST).then(saved => saved || refreshed)
+    return new URL(event.request.url).pathname === MANIFEST ? refreshed.catch(fallback) : refreshed
+  }
   event.waitUntil(refreshed.catch(() => {}))
   return cached
 }

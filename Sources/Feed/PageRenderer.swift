@@ -71,6 +71,10 @@ public struct PageRenderer: Sendable {
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
             "items": .list(shown.entries.map { Self.itemContext($0.item) }),
             "older": older,
+            // An older page with nothing on it is past the end of the feed, not an empty feed.
+            "olderPage": .bool(before != nil),
+            // The visible end-of-feed line under the last item (hidden while there is more).
+            "hasItems": .bool(!shown.entries.isEmpty),
         ])
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096 + shown.entries.count * 400)

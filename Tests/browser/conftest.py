@@ -171,12 +171,22 @@ def server(tmp_path):
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
 
 
-def open_tab(browser):
-    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
-    ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
-    target = browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": ctx})["targetId"]
+def open_tab(browser, own_context=True):
+    """A fresh tab in its own browser context, emulating a touch phone, with Network events on.
+    own_context=False opens it in the browser's default context instead: the one profile that is
+    not off the record, which installability needs (an incognito context is `in-incognito`)."""
+    ctx = None
+    params = {"url": "about:blank"}
+    if own_context:
+        ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
+        params["browserContextId"] = ctx
+    target = browser.send("Target.createTarget", params)["targetId"]
     session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    p = Page(browser, ctx, target, session)
+    return phone(Page(browser, ctx, target, session))
+
+
+def phone(p):
+    """Turns an attached tab into the emulated touch phone, with Page, Runtime and Network on."""
     for domain in ("Page", "Runtime", "Network"):
         p.send(f"{domain}.enable")
     p.send("Emulation.setDeviceMetricsOverride", **PHONE)
@@ -187,8 +197,10 @@ def open_tab(browser):
 
 def close_tab(browser, p):
     """Closes a tab from open_tab and disposes of its context."""
-    for method, params in (("Target.closeTarget", {"targetId": p.target_id}),
-                           ("Target.disposeBrowserContext", {"browserContextId": p.context_id})):
+    steps = [("Target.closeTarget", {"targetId": p.target_id})]
+    if p.context_id:
+        steps.append(("Target.disposeBrowserContext", {"browserContextId": p.context_id}))
+    for method, params in steps:
         try:
             browser.send(method, params, timeout=5)
         except Exception:
