@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Metrics", targets: ["Metrics"]),
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
         .library(name: "Upstream", targets: ["Upstream"]),
+        .library(name: "Images", targets: ["Images"]),
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +28,9 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libvips 8.14 (libvips-dev): thumbnails. The module map names glib/gobject too; the
+        // pkg-config flags add their include folders (SwiftPM drops its -pthread with a warning).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
@@ -34,6 +38,7 @@ let package = Package(
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
         .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
+        .target(name: "Images", dependencies: ["CVips"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
@@ -53,6 +58,7 @@ let package = Package(
         .testTarget(
             name: "UpstreamTests", dependencies: ["Upstream", "Feed", "HTTPServer", "TestSupport"],
             resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],
