@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
         .library(name: "Upstream", targets: ["Upstream"]),
         .library(name: "Images", targets: ["Images"]),
+        .library(name: "Thumbnails", targets: ["Thumbnails"]),
     ],
     targets: [
         .systemLibrary(
@@ -39,9 +40,12 @@ let package = Package(
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
         .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
         .target(name: "Images", dependencies: ["CVips"]),
+        .target(name: "Thumbnails", dependencies: ["Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
-            dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
+            dependencies: [
+                "CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream", "Thumbnails",
+            ]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
@@ -59,6 +63,11 @@ let package = Package(
             name: "UpstreamTests", dependencies: ["Upstream", "Feed", "HTTPServer", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
+        .testTarget(
+            name: "ThumbnailsTests",
+            dependencies: [
+                "Thumbnails", "Images", "Feed", "HTTPServer", "Metrics", "Upstream", "TestSupport",
+            ]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],

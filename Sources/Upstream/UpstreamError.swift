@@ -1,7 +1,7 @@
 /// Why fetching or parsing an upstream failed, in words fit for the log, `/healthz` and a `502`.
 public struct UpstreamError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What kind of failure, for metrics and callers that treat them apart.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// The address connected to is not allowed (``AddressPolicy``).
         case blockedAddress = "blocked_address"
         /// The `Content-Type` is not one the caller accepts.

@@ -24,13 +24,7 @@ public final class ImageHost: Sendable {
         process.standardOutput = output
         process.standardInput = input
         try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+        let words = output.firstLine().split(separator: " ")
         guard words.count == 2, words[0] == "PORT", let port = Int(words[1]) else {
             process.terminate()
             throw ImageFixtureError(message: "image_host.py did not print its port")
@@ -45,10 +39,24 @@ public final class ImageHost: Sendable {
         URL(string: "http://\(address):\(port)\(path)")!
     }
 
-    /// How many requests the host has had for `path` (without query), read from `/stats`.
+    /// How many requests the host has had for `path` (with its query, as sent), read from `/stats`.
     public func requests(for path: String) throws -> Int {
         let data = try Data(contentsOf: url("/stats"))
         let counts = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         return counts[path] ?? 0
+    }
+}
+
+extension Pipe {
+    /// The first line a child process writes to this pipe (without the newline), read byte by
+    /// byte so nothing after it is consumed; empty if the pipe closes first.
+    public func firstLine() -> String {
+        var line = Data()
+        while true {
+            let byte = fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
     }
 }

@@ -67,7 +67,7 @@ import Upstream
         let error = await failure(start, policy: onlyFirstLoopback)
         #expect(error?.kind == .blockedAddress, "\(String(describing: error))")
         #expect(error?.message.contains("127.0.0.2") == true)
-        #expect(try host.requests(for: "/redirect") >= 1)
+        #expect(try host.requests(for: "/redirect?to=\(target.absoluteString)") == 1)
         #expect(try host.requests(for: "/f/redirected-away.jpg") == 0)
         // With every address allowed, the same redirect is followed.
         let followed = try await fetch(

@@ -7,7 +7,8 @@ until its stdin closes (the test process ended). Routes:
   /as/<type>/<name>            the fixture sent as <type> ("image_jpeg" for image/jpeg)
   /slow/<ms>/<name>            the fixture after <ms> milliseconds
   /redirect?to=<url>           302 to <url>
-  /stats                       {"<path>": requests so far} as JSON
+  /stats                       {"<path and query>": requests so far} as JSON (a query such as
+                               ?t=<test> keeps each test's counts apart)
 """
 import json
 import os
@@ -59,7 +60,7 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.dumps(counts).encode()
             return self.send(200, body, "application/json")
         with lock:
-            counts[url.path] = counts.get(url.path, 0) + 1
+            counts[self.path] = counts.get(self.path, 0) + 1
         if len(parts) == 3 and parts[1] == "f":
             return self.fixture(parts[2])
         if len(parts) == 4 and parts[1] == "as":
