@@ -3,15 +3,16 @@
 /// The widths are a small fixed set, so caches stay small and nobody can ask for 10,000 px.
 /// Each slot is a square of `side` CSS pixels whose `srcset` offers its 1×, 2× and 3×
 /// (rounded up to the next width of the set): the list's 80 px slot takes 96/160/240, the
-/// grid's 160 px slot 160/320/480.
+/// grid's 96 px slot (a third of a 390 px screen, less the gaps) 96/240/320.
 public struct ThumbnailSlot: Sendable, Equatable {
     /// Every width (= height: thumbnails are square) the thumbnail route accepts.
     public static let widths = [96, 160, 240, 320, 480]
 
     /// The list layout's slot: 80 × 80 CSS px beside the text.
     public static let list = ThumbnailSlot(side: 80)
-    /// The grid layout's slot: 160 × 160 CSS px above the text.
-    public static let grid = ThumbnailSlot(side: 160)
+    /// The grid layout's slot: 96 × 96 CSS px above the text (narrower cards shrink it,
+    /// keeping it square).
+    public static let grid = ThumbnailSlot(side: 96)
 
     /// The slot's width and height in CSS pixels.
     public let side: Int
