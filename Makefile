@@ -170,7 +170,8 @@ bench: deps cluster-deps
 tsan: deps
 	SWIFT=$(SWIFT) bash fuzz/tsan.sh
 
-## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60).
+## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60), then
+## the image decode-and-resize path for FUZZ_IMAGE_SECONDS (default 600).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	SWIFT=$(SWIFT) bash fuzz/run.sh $(FUZZ_SECONDS)

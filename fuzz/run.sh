@@ -7,8 +7,10 @@
 # fuzz/.build/corpus/<target>/ and is reused next time. Crashes, timeouts and OOMs are written
 # to fuzz/artifacts/ with a log per target; the script exits 1 if any target found one.
 #
-# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request"),
-# FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2" or "-runs=1000").
+# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request
+# fuzz-image"), FUZZ_IMAGE_SECONDS (fuzz-image's own time, default 600: the decoders are C code
+# libFuzzer cannot see into, so it needs longer), FUZZ_ARGS (extra libFuzzer flags, e.g.
+# "-jobs=2" or "-runs=1000").
 #
 # Replay one input:  fuzz/.build/release/fuzz-request fuzz/artifacts/crash-…
 set -euo pipefail
@@ -16,7 +18,7 @@ set -euo pipefail
 seconds="${1:-60}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 swift="${SWIFT:-swift}"
-targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request}"
+targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request fuzz-image}"
 
 cd "$here"
 for target in $targets; do
@@ -40,11 +42,13 @@ for target in $targets; do
     name="${target#fuzz-}"
     mkdir -p ".build/corpus/$name"
     before="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
-    echo "== $target for ${seconds}s (log: fuzz/artifacts/$target.log)"
+    target_seconds="$seconds"
+    if [ "$target" = fuzz-image ]; then target_seconds="${FUZZ_IMAGE_SECONDS:-600}"; fi
+    echo "== $target for ${target_seconds}s (log: fuzz/artifacts/$target.log)"
     status=0
     # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
     "$bin/$target" ".build/corpus/$name" "corpus/$name" \
-        -dict="dict/$name.dict" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+        -dict="dict/$name.dict" -max_total_time="$target_seconds" -max_len=4096 -timeout=10 \
         -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -print_pcs=0 \
         -artifact_prefix="artifacts/" ${FUZZ_ARGS:-} >"artifacts/$target.log" 2>&1 || status=$?
     after="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
