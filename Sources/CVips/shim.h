@@ -36,14 +36,16 @@ static inline int pullrefresh_vips_header(const void *buf, size_t len, int *widt
 }
 
 /* Shrink-on-load thumbnail to fit width x height, never enlarged, cropped as `crop` says,
-   EXIF orientation applied, converted to sRGB. `fail_on=truncated` goes through the load
-   options because thumbnail_buffer ignores its own fail_on in 8.14 (libvips#5195). Lazy: `buf`
+   EXIF orientation applied. `fail_on=truncated` goes through the load options because
+   thumbnail_buffer ignores its own fail_on in 8.14 (libvips#5195). No "export_profile": with
+   it, a crafted GIF (fuzz/regressions/image/gif-frame-past-the-screen: a 65292-pixel-wide frame
+   on a 12x10 screen) overflows the heap inside lcms2's transform in 8.14.1; without it the
+   pixels are taken as sRGB (an embedded profile is dropped with the metadata). Lazy: `buf`
    must stay valid and unchanged until the image is saved and unreffed. */
 static inline int pullrefresh_vips_thumbnail(const void *buf, size_t len, int width, int height,
                                              VipsInteresting crop, VipsImage **out) {
     return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                 "crop", crop, "option_string", "fail_on=truncated", "export_profile", "srgb",
-                                 NULL);
+                                 "crop", crop, "option_string", "fail_on=truncated", NULL);
 }
 
 static inline gboolean pullrefresh_vips_is_metadata(const char *name) {

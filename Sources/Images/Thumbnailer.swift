@@ -9,8 +9,10 @@ import CVips
 /// - The crop is the centre of the picture, to the slot's square: predictable, and costs
 ///   nothing more than the resize ("attention" crop reads the whole image to choose, and feed
 ///   pictures are mostly composed around their middle).
-/// - EXIF orientation is applied; EXIF, XMP, IPTC and ICC data are dropped (pixels are
-///   converted to sRGB first); animations give their first frame.
+/// - EXIF orientation is applied; EXIF, XMP, IPTC and ICC data are dropped; animations give
+///   their first frame. Pixels are not colour-managed: libvips 8.14.1's ICC transform
+///   overflows the heap on a crafted GIF found by fuzzing (see `Sources/CVips/shim.h`), so a
+///   wide-gamut photo shows slightly less saturated than its original.
 /// - Truncated or corrupt input is an error (`fail_on=truncated`), not a grey picture.
 ///
 /// Calls block on CPU for a few to tens of milliseconds: run them off Swift's cooperative pool.
