@@ -49,6 +49,7 @@ let package = Package(
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
+        .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(

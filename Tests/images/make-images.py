@@ -43,6 +43,10 @@ save("photo.png", encoded(wide, "PNG"))
 save("photo.webp", encoded(wide, "WEBP", quality=80))
 save("photo.avif", encoded(wide, "AVIF", quality=60))
 save("large.jpg", encoded(photo(4000, 3000), "JPEG", quality=85))
+# A 4000x3000 photo of more usual weight (~1.5 MB): the noise lighter, as in a real picture.
+smooth = Image.blend(Image.linear_gradient("L").resize((4000, 3000)).convert("RGB"),
+                     Image.effect_noise((4000, 3000), 12).convert("RGB"), 0.35)
+save("large-typical.jpg", encoded(smooth, "JPEG", quality=85))
 
 # Black left half, white right half; the same pixels with EXIF orientation 6 ("turn 90°
 # clockwise to show") must come out black on top, white below. It also carries a planted
