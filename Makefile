@@ -9,11 +9,13 @@ ARGS ?=
 PYTHON ?= python3
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
-.PHONY: cluster-deps cluster-test browser-test-https
+.PHONY: cluster-deps cluster-test browser-test-https image-test-deps
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
-## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source).
-BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev pkg-config
+## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
+## libxml2 (feed parsing), libvips (thumbnails at /img/).
+BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
+  libvips-dev pkg-config
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -129,7 +131,11 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
-swift-test: build-debug cluster-deps
+## The thumbnail tests write their pictures at test time with Pillow (Tests/images).
+image-test-deps:
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/images/requirements.txt
+
+swift-test: build-debug cluster-deps image-test-deps
 	$(SWIFT) test --skip-build
 
 js-test:
@@ -194,7 +200,8 @@ bench: deps cluster-deps
 tsan: deps
 	SWIFT=$(SWIFT) bash fuzz/tsan.sh
 
-## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60).
+## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60), then
+## the image decode-and-resize path for FUZZ_IMAGE_SECONDS (default 600).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	SWIFT=$(SWIFT) bash fuzz/run.sh $(FUZZ_SECONDS)

@@ -32,6 +32,9 @@ let package = Package(
         .executableTarget(
             name: "fuzz-request", dependencies: dependencies, path: "Sources/FuzzRequest",
             swiftSettings: settings),
+        .executableTarget(
+            name: "fuzz-image", dependencies: ["FuzzerEntry", .product(name: "Images", package: root)],
+            path: "Sources/FuzzImage", swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,8 +7,10 @@
 # fuzz/.build/corpus/<target>/ and is reused next time. Crashes, timeouts and OOMs are written
 # to fuzz/artifacts/ with a log per target; the script exits 1 if any target found one.
 #
-# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request fuzz-feed"),
-# FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2" or "-runs=1000").
+# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request fuzz-feed
+# fuzz-image"), FUZZ_IMAGE_SECONDS (fuzz-image's own time, default 600: the decoders are C code
+# libFuzzer cannot see into, so it needs longer), FUZZ_ARGS (extra libFuzzer flags, e.g.
+# "-jobs=2" or "-runs=1000").
 #
 # Replay one input:  fuzz/.build/release/fuzz-request fuzz/artifacts/crash-…
 set -euo pipefail
@@ -16,7 +18,7 @@ set -euo pipefail
 seconds="${1:-60}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 swift="${SWIFT:-swift}"
-targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request fuzz-feed}"
+targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request fuzz-feed fuzz-image}"
 
 cd "$here"
 for target in $targets; do
@@ -41,7 +43,9 @@ for target in $targets; do
     name="${target#fuzz-}"
     mkdir -p ".build/corpus/$name"
     before="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
-    echo "== $target for ${seconds}s (log: fuzz/artifacts/$target.log)"
+    target_seconds="$seconds"
+    if [ "$target" = fuzz-image ]; then target_seconds="${FUZZ_IMAGE_SECONDS:-600}"; fi
+    echo "== $target for ${target_seconds}s (log: fuzz/artifacts/$target.log)"
     status=0
     # fuzz-feed: feeds are larger, every input must parse within 1 s, and it holds no long-lived
     # Swift state, so LeakSanitizer runs too (see the note on ASAN_OPTIONS above).
@@ -51,7 +55,7 @@ for target in $targets; do
     esac
     # shellcheck disable=SC2086  # FUZZ_ARGS and limits are lists of flags
     ASAN_OPTIONS="$asan" "$bin/$target" ".build/corpus/$name" "corpus/$name" \
-        -dict="dict/$name.dict" -max_total_time="$seconds" $limits \
+        -dict="dict/$name.dict" -max_total_time="$target_seconds" $limits \
         -rss_limit_mb=2048 -print_final_stats=1 -print_pcs=0 \
         -artifact_prefix="artifacts/" ${FUZZ_ARGS:-} >"artifacts/$target.log" 2>&1 || status=$?
     after="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"

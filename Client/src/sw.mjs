@@ -9,6 +9,9 @@
  *   from the cache at once and refreshed in the background. The manifest and the icons are
  *   precached, so an installed app has its name and icons offline too; the manifest of a
  *   language (`?lang=ko`) never fetched before falls back to the precached one.
+ * - Thumbnails (`/img/`): cache first, in a cache of their own that outlives deployments
+ *   (a thumbnail's URL names its item, and the server makes it `immutable`), so the saved
+ *   page shows its pictures offline. Bounded: past `MAX_THUMBNAILS` the oldest go.
  * - Everything else passes through untouched: the API (the refresh POST, the event stream, the
  *   items the pill loads), other methods, other origins. The Cache API cannot store a POST, and
  *   an event stream never ends.
@@ -26,6 +29,10 @@
 const CACHE = 'pullrefresh-' + (typeof CACHE_VERSION === 'string' ? CACHE_VERSION : 'dev')
 /** How long a page request may take before the saved copy is shown instead. */
 const NETWORK_TIMEOUT_MS = 3000
+/** Thumbnails keep across deployments: only the bound ends them. */
+const THUMBNAIL_CACHE = 'pullrefresh-thumbnails'
+/** About three pages of 30 items at one display density. */
+const MAX_THUMBNAILS = 100
 const STATIC_FILES = [
   '/static/app.css',
   '/static/pull-to-refresh.css',
@@ -65,7 +72,9 @@ self.addEventListener('activate', event => {
       .then(names =>
         Promise.all(
           names
-            .filter(name => name.startsWith('pullrefresh-') && name !== CACHE)
+            .filter(
+              name => name.startsWith('pullrefresh-') && name !== CACHE && name !== THUMBNAIL_CACHE,
+            )
             .map(name => caches.delete(name)),
         ),
       )
@@ -85,8 +94,36 @@ self.addEventListener('fetch', event => {
     url.pathname === '/favicon.ico'
   ) {
     event.respondWith(staleWhileRevalidate(event))
+  } else if (url.pathname.startsWith('/img/')) {
+    event.respondWith(cacheFirst(event))
   }
 })
+
+/**
+ * A thumbnail from the cache, or from the network (then kept, the oldest dropped past the bound).
+ * @param {FetchEvent} event
+ * @returns {Promise<Response>}
+ */
+async function cacheFirst(event) {
+  const cache = await caches.open(THUMBNAIL_CACHE)
+  const cached = await cache.match(event.request)
+  if (cached) return cached
+  const response = await fetch(event.request)
+  if (response.ok) {
+    event.waitUntil(cache.put(event.request, response.clone()).then(() => trim(cache)))
+  }
+  return response
+}
+
+/**
+ * Drops the oldest entries (`keys()` lists them in insertion order) past `MAX_THUMBNAILS`.
+ * @param {Cache} cache
+ */
+async function trim(cache) {
+  const keys = await cache.keys()
+  const excess = keys.slice(0, Math.max(0, keys.length - MAX_THUMBNAILS))
+  await Promise.all(excess.map(key => cache.delete(key)))
+}
 
 /**
  * The page from the network within the timeout (saved for later), else the saved copy.

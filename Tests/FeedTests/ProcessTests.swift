@@ -292,6 +292,10 @@ struct ProcessTests {
             contentsOf: Fixtures.templates.appendingPathComponent("partials/item.mustache"), encoding: .utf8
         )
         .replacingOccurrences(of: #"\{\{#url\}\}.*?\{\{/url\}\}"#, with: "", options: .regularExpression)
+        // No image: the picture's section (standalone lines) leaves nothing.
+        .replacingOccurrences(
+            of: #"(?s) *\{\{#thumb\}\}.*?\{\{/thumb\}\}\n"#, with: "",
+            options: .regularExpression)
         .replacingOccurrences(of: "{{^url}}", with: "").replacingOccurrences(of: "{{/url}}", with: "")
         .replacingOccurrences(of: "{{id}}", with: "7")
         .replacingOccurrences(of: "{{title}}", with: "&lt;b&gt;Hi&lt;/b&gt;")

@@ -18,3 +18,7 @@ int fuzz_request_main(int argc, char **argv) {
 int fuzz_feed_main(int argc, char **argv) {
     return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput);
 }
+
+int fuzz_image_main(int argc, char **argv) {
+    return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput);
+}
