@@ -180,6 +180,19 @@ struct LenientFeedTests {
         #expect(entries[0].url == "https://feeds.example.net/e1")
     }
 
+    @Test func atomWithoutItsNamespace() throws {
+        let xml = """
+            <feed><entry><id>n1</id><title>No namespace</title><link href="https://e.org/n1"/>
+            <updated>2026-01-05T00:00:00Z</updated><summary>Still Atom</summary></entry></feed>
+            """
+        let entries = try FeedDocument.parse(Data(xml.utf8), contentType: "text/xml", base: Self.base)
+        #expect(entries.map(\.id) == ["n1"])
+        #expect(entries.map(\.title) == ["No namespace"])
+        #expect(entries.map(\.body) == ["Still Atom"])
+        #expect(entries.map(\.url) == ["https://e.org/n1"])
+        #expect(entries.map(\.date) == [Self.date("2026-01-05T00:00:00Z")])
+    }
+
     @Test func aTruncatedDocumentKeepsWhatItHas() throws {
         let xml =
             "<rss version=\"2.0\"><channel><item><title>Whole</title><guid>w</guid></item><item><title>Cut"
