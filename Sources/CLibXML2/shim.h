@@ -15,4 +15,14 @@
 /* xmlFree is a global function pointer, which Swift 6 rejects as shared mutable state. */
 static inline void pullrefresh_xml_free(void *pointer) { xmlFree(pointer); }
 
+/* libxml2 reports some errors (encoding and I/O errors, raised without a parser context)
+   through the generic handler, which prints to stderr; its type is variadic, so Swift cannot
+   write one. The handler is per thread: each parse installs it on the thread it runs on. */
+static inline void pullrefresh_xml_ignore(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+static inline void pullrefresh_xml_silence_thread(void) { xmlSetGenericErrorFunc(NULL, pullrefresh_xml_ignore); }
+
 #endif

@@ -65,7 +65,8 @@ final class FeedEntryCollector: XMLEventHandler {
         guard let format else { return }
         guard inEntry else {
             let entryName = format == .rss ? "item" : "entry"
-            if name.local == entryName, vocabulary == (format == .rss ? .rss : (isAtom03 ? .atom03 : .atom)) {
+            let isFeedVocabulary = format == .rss ? vocabulary == .rss : isAtomVocabulary(vocabulary)
+            if name.local == entryName, isFeedVocabulary {
                 beginEntry(attributes)
             }
             return
@@ -80,7 +81,8 @@ final class FeedEntryCollector: XMLEventHandler {
         // A media:group holds no text of its own: its children count as the entry's.
         guard current == nil, !isMediaGroup(name) else { return }
         guard open.isEmpty || (open.count == 1 && isMediaGroup(open[0])) else { return }
-        let key = Key(vocabulary: vocabulary == .atom03 ? .atom : vocabulary, local: name.local)
+        // Atom 0.3's and an unqualified Atom's elements are read as Atom's.
+        let key = Key(vocabulary: isAtomVocabulary(vocabulary) ? .atom : vocabulary, local: name.local)
         guard fields[key] == nil else { return }
         current = (key, attributes, open.count)
         text = ""

@@ -20,6 +20,7 @@ public enum PlainText {
         let options =
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
             | HTML_PARSE_NOWARNING.rawValue
+        pullrefresh_xml_silence_thread()
         let document = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                 htmlReadMemory($0, Int32(buffer.count - 1), nil, "UTF-8", Int32(options))

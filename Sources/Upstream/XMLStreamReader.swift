@@ -48,6 +48,11 @@ public enum XMLStreamReader {
         }
         sax.serror = { user, error in ReadContext.from(user).record(error) }
         let user = Unmanaged.passUnretained(context).toOpaque()
+        // Errors raised without a parser context (encoding, I/O) go to this thread's structured
+        // handler, else to stderr: count them in the report too, and print nothing.
+        pullrefresh_xml_silence_thread()
+        xmlSetStructuredErrorFunc(user) { user, error in ReadContext.from(user).record(error) }
+        defer { xmlSetStructuredErrorFunc(nil, nil) }
         guard let parser = xmlCreatePushParserCtxt(&sax, user, nil, 0, nil) else {
             context.report.stopped = "libxml2 could not create a parser"
             return context.report
