@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "Feed", "Metrics"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),

@@ -100,7 +100,9 @@ public struct HTTPFetcher: Sendable {
         let host = url.host ?? url.absoluteString
         guard code == CURLE_OK else {
             if sink.overLimit {
-                return .failure(UpstreamError("\(host) sent more than the limit of \(limits.maxBytes) bytes"))
+                return .failure(
+                    UpstreamError(
+                        "\(host) sent more than the limit of \(limits.maxBytes) bytes", reason: .limit))
             }
             let detail = String(
                 decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -113,18 +115,14 @@ public struct HTTPFetcher: Sendable {
                     connected == 0
                     ? "could not be connected to within \(limits.connectTimeout) s"
                     : "did not finish within \(limits.totalTimeout) s"
-                return .failure(UpstreamError("\(host) timed out: it \(phase) (\(reason))"))
+                return .failure(UpstreamError("\(host) timed out: it \(phase) (\(reason))", reason: .timeout))
             case CURLE_TOO_MANY_REDIRECTS:
-                return .failure(UpstreamError("\(host) redirected more than \(limits.maxRedirects) times"))
+                return .failure(
+                    UpstreamError("\(host) redirected more than \(limits.maxRedirects) times", reason: .limit)
+                )
             default:
-                return .failure(UpstreamError("fetching from \(host) failed: \(reason)"))
+                return .failure(UpstreamError("fetching from \(host) failed: \(reason)", reason: .transport))
             }
-        }
-        var status = 0
-        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        if status == 304 { return .success(.notModified) }
-        guard (200...299).contains(status), status != 204 else {
-            return .failure(UpstreamError("\(host) answered HTTP \(status)"))
         }
         func string(_ info: CURLINFO) -> String? {
             var value: UnsafeMutablePointer<CChar>?
@@ -139,11 +137,23 @@ public struct HTTPFetcher: Sendable {
             else { return nil }
             return String(cString: value)
         }
+        var status = 0
+        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let freshFor = CacheHeaders.freshness(
+            cacheControl: header("Cache-Control"), expires: header("Expires"), date: header("Date"))
+        if status == 304 { return .success(.notModified(freshFor: freshFor)) }
+        guard (200...299).contains(status), status != 204 else {
+            // Only these two statuses ask a client to come back later (RFC 9110 §10.2.3).
+            let retryAfter =
+                status == 429 || status == 503 ? CacheHeaders.retryAfter(header("Retry-After")) : nil
+            return .failure(
+                UpstreamError("\(host) answered HTTP \(status)", reason: .http, retryAfter: retryAfter))
+        }
         let finalURL = string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? url
         return .success(
             .body(
                 FetchedBody(
                     data: sink.data, contentType: string(CURLINFO_CONTENT_TYPE), etag: header("ETag"),
-                    lastModified: header("Last-Modified"), finalURL: finalURL)))
+                    lastModified: header("Last-Modified"), finalURL: finalURL, freshFor: freshFor)))
     }
 }

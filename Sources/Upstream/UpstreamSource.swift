@@ -62,16 +62,61 @@ public final class UpstreamSource: FeedSource {
 
     private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> [FeedItem] {
         // Validators are only worth sending while the store holds what they describe.
-        let (etag, lastModified) = state.withLock {
-            current.isEmpty ? (nil, nil) : ($0.etag, $0.lastModified)
+        let validators = state.withLock {
+            current.isEmpty ? Validators() : Validators(etag: $0.etag, lastModified: $0.lastModified)
         }
-        let response = try await fetcher.fetch(url, etag: etag, lastModified: lastModified)
-        guard case .body(let body) = response else { return current }
+        switch try await poll(current: current, validators: validators) {
+        case .notModified:
+            return current
+        case .items(let items, let next, _, _):
+            state.withLock {
+                $0.etag = next.etag
+                $0.lastModified = next.lastModified
+            }
+            return items
+        }
+    }
+
+    /// `ETag` and `Last-Modified` of a response, sent back as `If-None-Match` and
+    /// `If-Modified-Since`.
+    public struct Validators: Sendable, Equatable {
+        /// The `ETag`.
+        public var etag: String?
+        /// The `Last-Modified` date, as sent.
+        public var lastModified: String?
+
+        /// Creates validators.
+        public init(etag: String? = nil, lastModified: String? = nil) {
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+    }
+
+    /// What one fetch brought.
+    public enum PollResult: Sendable {
+        /// `304`: the items are unchanged; `freshFor` as in ``FetchedBody/freshFor``.
+        case notModified(freshFor: Double?)
+        /// New items (newest first), the validators to send next time, freshness and hints.
+        case items([FeedItem], validators: Validators, freshFor: Double?, hints: FeedHints)
+    }
+
+    /// One fetch with the validators the caller kept (a river keeps them in its shared state);
+    /// `current` is what the store shows of this feed (for the dates of undated items).
+    /// Does not touch ``status``; throws ``UpstreamError``.
+    public func poll(current: [FeedItem], validators: Validators) async throws(UpstreamError) -> PollResult {
+        let response = try await fetcher.fetch(
+            url, etag: validators.etag, lastModified: validators.lastModified)
+        guard case .body(let body) = response else {
+            if case .notModified(let freshFor) = response { return .notModified(freshFor: freshFor) }
+            return .notModified(freshFor: nil)
+        }
         let entries = try FeedDocument.parse(body.data, contentType: body.contentType, base: body.finalURL)
+        let hints = FeedHints.read(
+            body.data,
+            format: (try? FeedDocument.format(of: body.data, contentType: body.contentType)) ?? .xml,
+            base: body.finalURL)
         let fetchedAt = now()
-        return state.withLock { state in
-            state.etag = body.etag
-            state.lastModified = body.lastModified
+        let items = state.withLock { state in
             // What the store already shows wins (with Redis it may come from another instance).
             var shown: [String: Date] = [:]
             if entries.contains(where: { $0.date == nil }) {
@@ -94,5 +139,9 @@ public final class UpstreamSource: FeedSource {
             state.firstSeen = firstSeen
             return items.sorted(by: FeedItem.newestFirst)
         }
+        return .items(
+            items, validators: Validators(etag: body.etag, lastModified: body.lastModified),
+            freshFor: body.freshFor,
+            hints: hints)
     }
 }

@@ -45,8 +45,9 @@ enum ServeCommand {
         let logger = Logger(quiet: config.quiet, format: config.logFormat)
         let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
+        let schedule: RefreshService?
         do {
-            app = try await makeApp(config, logger: logger, metrics: metrics)
+            (app, schedule) = try await makeApp(config, logger: logger, metrics: metrics)
         } catch let error as RedisError {
             return fail("Redis \(config.redis.url.map { "at \($0) " } ?? "")\(error.description)")
         } catch let error as FeedError {
@@ -73,15 +74,18 @@ enum ServeCommand {
             return fail(error.description)
         }
         logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
+        schedule?.start()
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
+        await schedule?.stop()
         await server.shutdown()
         (app.store as? RedisFeedStore)?.close()
         return 0
     }
 
+    /// The app, and the scheduled refresh when there is one (not yet started).
     static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil)
-        async throws -> FeedApp
+        async throws -> (FeedApp, RefreshService?)
     {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
@@ -97,13 +101,16 @@ enum ServeCommand {
 
         let source: any FeedSource
         let initial: [FeedItem]
-        var sourceStatus: (@Sendable () -> FeedSourceStatus)?
-        if let url = config.sourceURL {
-            // The first fetch happens before listening: a bad URL fails the start, like a bad --data.
-            let upstream = UpstreamSource(url: url, limits: config.sourceLimits)
-            initial = try await upstream.fetch(current: [])
-            source = upstream
-            sourceStatus = { upstream.status }
+        var river: River?
+        if !config.subscriptions.isEmpty {
+            // The first fetch happens before listening: when every source fails the start fails,
+            // like a bad --data; when some answer, the others are reported failing.
+            let sources = River(
+                subscriptions: config.subscriptions, limits: config.sourceLimits,
+                concurrency: config.sourceConcurrency, refreshEvery: config.refreshEvery, registry: metrics)
+            initial = try await sources.fetch(current: [])
+            source = sources
+            river = sources
         } else if let path = config.dataFile {
             let fileSource = FileSource(path: path)
             initial = try fileSource.load()
@@ -124,9 +131,18 @@ enum ServeCommand {
         } else {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
-        return FeedApp(
+        if let river, let redisStore = store as? RedisFeedStore {
+            river.useStateStore(redisStore.sourceStates())
+        }
+        let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
-            heartbeat: config.heartbeat, sourceStatus: sourceStatus)
+            heartbeat: config.heartbeat, sources: river)
+        return (
+            app,
+            river.flatMap { river in
+                config.refreshEvery.map { _ in RefreshService(river: river, backend: store, logger: logger) }
+            }
+        )
     }
 
     /// The process-wide series: version and start time.

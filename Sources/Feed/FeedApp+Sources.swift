@@ -1,0 +1,48 @@
+import HTTPServer
+
+/// The routes and parts of routes that exist for a river of feeds.
+extension FeedApp {
+    /// `?source=KEY`: the one source to show, or nil without the parameter. An unknown key is a
+    /// `400` (a link from an earlier configuration should say so, not show an empty river).
+    func sourceFilter(_ request: borrowing Request) throws(HTTPError) -> SourceLabel? {
+        guard let key = request.queryValue("source") else { return nil }
+        guard let sources, sources.contains(key: key),
+            let label = sources.reports.first(where: { $0.label.key == key })?.label
+        else {
+            throw HTTPError.badRequest(
+                "Query parameter 'source' must be the key of one of the feeds (see /api/sources).",
+                code: "invalid_source")
+        }
+        return label
+    }
+
+    /// `GET /api/sources`: every source and how its fetches go (never cached: the state moves
+    /// without new versions).
+    func sourcesList(_ request: Request) throws -> Response {
+        Response(
+            headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+            body: SourceDocuments.json(sources?.reports ?? []))
+    }
+
+    /// `GET /api/sources.opml`: the sources as an OPML 2.0 subscription list.
+    func sourcesOPML(_ request: Request) throws -> Response {
+        Response(
+            headers: [
+                "Content-Type": "text/x-opml; charset=utf-8", "Cache-Control": "no-store",
+                "Content-Disposition": "attachment; filename=\"pullrefresh-sources.opml\"",
+            ],
+            body: SourceDocuments.opml(sources?.reports ?? [], title: "PullRefresh sources"))
+    }
+
+    /// `/healthz`'s parts for a river: `"source"` as before when there is one source, and
+    /// `"sources":{"ok":N,"failing":[…]}`.
+    func healthOfSources(_ sources: any SourceDirectory, into writer: inout JSONWriter) {
+        let reports = sources.reports
+        if reports.count == 1, let only = reports.first {
+            writer.raw(only.isFailing ? ",\"source\":{\"ok\":false,\"error\":" : ",\"source\":{\"ok\":true")
+            if let error = only.lastError { writer.string(error) }
+            writer.raw("}")
+        }
+        SourceDocuments.health(reports, into: &writer)
+    }
+}
