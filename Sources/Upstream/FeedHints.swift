@@ -89,8 +89,21 @@ public struct FeedHints: Sendable, Equatable, Codable {
         return hints
     }
 
+    /// Element text as plain text: CDATA sections are literal text (escaped before the HTML
+    /// pass, which would otherwise drop them as tags).
     private static func clean(_ text: String) -> String {
-        PlainText.from(html: text, limit: FeedEntries.maxTitle)
+        var literal = ""
+        var rest = text[...]
+        while let open = rest.range(of: "<![CDATA[") {
+            literal += rest[..<open.lowerBound]
+            let inside = rest[open.upperBound...]
+            let close = inside.range(of: "]]>")
+            literal += String(inside[..<(close?.lowerBound ?? inside.endIndex)])
+                .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            rest = close.map { inside[$0.upperBound...] } ?? ""
+        }
+        literal += rest
+        return PlainText.from(html: literal, limit: FeedEntries.maxTitle)
     }
 
     /// The text of the first `<name …>text</name>` (CDATA unwrapped, trimmed).

@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 
 /// When a source is fetched next: the politeness rules, as pure functions of its state, the
@@ -108,9 +109,14 @@ public struct RefreshPolicy: Sendable {
         return Date(timeIntervalSince1970: offset + k * interval)
     }
 
-    /// A key's place in the interval, 0..<1, from its hex digits.
+    /// A key's place in the interval, 0..<1: its hash through a 64-bit finalizer (splitmix64's),
+    /// since keys of similar URLs share their leading digits.
     static func fraction(_ key: String) -> Double {
-        Double(UInt64(key.prefix(8), radix: 16) ?? 0) / Double(UInt64(1) << 32)
+        var mixed = StableHash.fnv1a(key)
+        mixed = (mixed ^ (mixed >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94d0_49bb_1331_11eb
+        mixed ^= mixed >> 31
+        return Double(mixed >> 11) / Double(UInt64(1) << 53)
     }
 
     /// `date`, or the start of the first hour after it outside the feed's skipped hours and days.

@@ -15,9 +15,24 @@ final class UpstreamServer: Sendable {
     private let input: Pipe
 
     private init() throws {
+        let (process, input, words) = try Self.launch("upstream_server.py")
+        guard words.count == 4, words[0] == "PORT", let port = Int(words[1]), let blackhole = Int(words[3])
+        else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        self.port = port
+        blackholePort = blackhole
+        self.process = process
+        self.input = input
+    }
+
+    /// Starts a fixture script and returns it with its stdin (closing it stops the script) and
+    /// the words of the first line it prints.
+    static func launch(_ script: String) throws -> (Process, Pipe, [Substring]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.fixtures.appendingPathComponent("upstream_server.py").path]
+        process.arguments = ["python3", fixtures.appendingPathComponent(script).path]
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output
@@ -30,17 +45,7 @@ final class UpstreamServer: Sendable {
             if byte.isEmpty || byte == Data("\n".utf8) { break }
             line.append(byte)
         }
-        let text = String(decoding: line, as: UTF8.self)
-        let words = text.split(separator: " ")
-        guard words.count == 4, words[0] == "PORT", let port = Int(words[1]), let blackhole = Int(words[3])
-        else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile)
-        }
-        self.port = port
-        blackholePort = blackhole
-        self.process = process
-        self.input = input
+        return (process, input, String(decoding: line, as: UTF8.self).split(separator: " "))
     }
 
     /// The server, started on first use.
