@@ -32,19 +32,15 @@ public struct RefreshPolicy: Sendable {
     public func isDue(_ state: SourceState, key: String, now: Date, window: Double) -> Bool {
         if let notBefore = state.notBefore, notBefore > now { return false }
         if let fresh = state.freshUntil, fresh > now { return false }
-        let next = state.nextFetch ?? firstFetch(key: key, now: now)
+        // Without a next fetch the schedule has never seen it: due now. (Every fetch, pulls
+        // included, sets one on a slot of its own, which is what spreads the sources.)
+        guard let next = state.nextFetch else { return true }
         return next.timeIntervalSince(now) <= window
     }
 
     /// Whether a pull may fetch it: only `Retry-After` holds a pull back.
     public func mayPull(_ state: SourceState, now: Date) -> Bool {
         state.notBefore.map { $0 <= now } ?? true
-    }
-
-    /// When the schedule first fetches a source it has no state for: its slot in the first
-    /// interval, so a river's sources do not all go at once.
-    public func firstFetch(key: String, now: Date) -> Date {
-        slot(after: now, key: key, interval: base, minimumWait: 0)
     }
 
     /// The state after a successful fetch (`newItems`: it brought items not seen before).

@@ -93,8 +93,15 @@ public final class River: FeedSource, SourceDirectory {
         return nil
     }
 
-    /// Keeps source state in `store` from now on (Redis, shared by a cluster).
-    public func useStateStore(_ store: any SourceStateStore) {
+    /// Keeps source state in `store` from now on (Redis, shared by a cluster). What this river
+    /// learnt so far (the startup fetch: validators, next fetch slots) is copied to it for the
+    /// sources it holds nothing for, so the first scheduled fetches are conditional and spread.
+    public func useStateStore(_ store: any SourceStateStore) async {
+        let stored = await store.load(keys: keys)
+        let learnt = known.withLock { $0.states }
+        for (key, state) in learnt where stored[key] == nil {
+            await store.save(key: key, state: state.encoded())
+        }
         stateStore.withLock { $0 = store }
     }
 
@@ -290,7 +297,7 @@ public final class River: FeedSource, SourceDirectory {
         var earliest = start.addingTimeInterval(policy.base)
         for member in members {
             let state = states[member.key] ?? SourceState()
-            var at = state.nextFetch ?? policy.firstFetch(key: member.key, now: start)
+            var at = state.nextFetch ?? start
             if let fresh = state.freshUntil, fresh > at { at = fresh }
             if let notBefore = state.notBefore, notBefore > at { at = notBefore }
             if at < earliest { earliest = at }

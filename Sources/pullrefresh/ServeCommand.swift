@@ -132,7 +132,7 @@ enum ServeCommand {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
         if let river, let redisStore = store as? RedisFeedStore {
-            river.useStateStore(redisStore.sourceStates())
+            await river.useStateStore(redisStore.sourceStates())
         }
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,

@@ -96,7 +96,9 @@ struct RiverUnitTests {
         let policy = RefreshPolicy(base: 900)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let firsts = (0..<50).map {
-            policy.firstFetch(key: SourceKey.of(URL(string: "https://e.example/\($0)")!), now: now)
+            policy.slot(
+                after: now, key: SourceKey.of(URL(string: "https://e.example/\($0)")!), interval: 900,
+                minimumWait: 0)
         }
         #expect(firsts.allSatisfy { $0 >= now && $0 < now.addingTimeInterval(900) })
         #expect(
