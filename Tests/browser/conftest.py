@@ -115,13 +115,14 @@ def server(tmp_path):
     """Factory: server(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False)
     -> Server. items=list uses a --data file; source=URL a real upstream (--source); heartbeat
     the event streams' --heartbeat (e.g. "1s"); access_log=True keeps the access log (instead of
-    --quiet) for Server.access_lines. Over HTTPS when PTR_BROWSER_TLS=1."""
+    --quiet) for Server.access_lines; args: more flags. Over HTTPS when PTR_BROWSER_TLS=1."""
     bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
     if not bin_path:
         pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
     started = []
 
-    def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False):
+    def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False, args=()):
+        extra = args
         n = len(started)
         args = [bin_path, "--port", "0", "--reload-delay", str(reload_delay), "--seed", "1",
                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
@@ -137,6 +138,7 @@ def server(tmp_path):
             args += ["--source", source]
         if heartbeat is not None:
             args += ["--heartbeat", heartbeat]
+        args += list(extra)
         if TEST_CERTIFICATE:
             args += ["--tls-cert", TEST_CERTIFICATE[0], "--tls-key", TEST_CERTIFICATE[1]]
         # stdout and stderr go to files, never to pipes nobody reads: a busy access log would

@@ -1,13 +1,12 @@
-"""The river's scriptable loopback feeds (Tests/UpstreamTests/Fixtures/river_server.py) for the
-Python suites: started as a subprocess on a free port, stopped by its PID."""
+"""The river's scriptable loopback feeds (river_server.py, next to this file) for the Python
+suites (cluster, browser): started as a subprocess on a free port, stopped by its PID."""
 import http.client
 import json
 import os
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SCRIPT = os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures", "river_server.py")
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "river_server.py")
 
 
 class RiverUpstream:
