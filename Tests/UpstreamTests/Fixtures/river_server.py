@@ -5,10 +5,10 @@ Prints "PORT <n>" once listening; stops when its stdin closes or on SIGTERM. Fee
 first use; every name is its own feed (its own URL, so its own source key):
   GET  /r/<name>.xml        RSS; ETag per content (304 on a match)
   POST /r/<name>/add?guid=G&title=T   prepends an item (guid defaults to item-<n>)
-  POST /r/<name>/set?mode=ok|500|429|503|invalid|slow&delay=S&maxage=N&retry=N&busy=0|1&title=T&ttl=M
+  POST /r/<name>/set?mode=ok|500|429|503|invalid|slow&delay=S&maxage=N&retry=N&busy=0|1&title=T&ttl=M&items=N
                             mode invalid: not XML; slow: waits `delay` s; 429/503 send Retry-After
                             `retry` when given; maxage: Cache-Control max-age; busy: a new item on
-                            every 200; title: the channel title
+                            every 200; title: the channel title; items: replace the items by N
   GET  /stats               {"<name>": {"requests", "ok", "notModified", "failed"}}
 Every feed starts with one item whose guid is "same" (two feeds share it).
 """
@@ -82,6 +82,9 @@ class Handler(BaseHTTPRequestHandler):
                 for key in ("maxage", "retry", "ttl"):
                     if key in query:
                         state[key] = int(query[key]) if query[key] != "" else None
+                if "items" in query:
+                    count = int(query["items"])
+                    state["items"] = [(f"n{k}", f"{parts[1]} item {k}", BASE + k * 60) for k in range(count, 0, -1)]
                 if "busy" in query:
                     state["busy"] = query["busy"] == "1"
             else:
