@@ -2,16 +2,20 @@ import HTTPServer
 
 /// The routes and parts of routes that exist for a river of feeds.
 extension FeedApp {
-    /// `?source=KEY`: the one source to show, or nil without the parameter. An unknown key is a
-    /// `400` (a link from an earlier configuration should say so, not show an empty river).
+    /// `?source=KEY`: the one source to show, or nil without the parameter. Not a key is a
+    /// `400`; a key of no configured source a `404` (a link from an earlier configuration should
+    /// say so, not show an empty river).
     func sourceFilter(_ request: borrowing Request) throws(HTTPError) -> SourceLabel? {
         guard let key = request.queryValue("source") else { return nil }
+        guard SourceLabel.isWellFormedKey(key) else {
+            throw HTTPError.badRequest(
+                "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
+                code: "invalid_source")
+        }
         guard let sources, sources.contains(key: key),
             let label = sources.reports.first(where: { $0.label.key == key })?.label
         else {
-            throw HTTPError.badRequest(
-                "Query parameter 'source' must be the key of one of the feeds (see /api/sources).",
-                code: "invalid_source")
+            throw HTTPError(404, code: "unknown_source", message: "No feed has the source key '\(key)'.")
         }
         return label
     }

@@ -34,8 +34,8 @@ enum OpenAPIDocument {
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
-                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); an unknown key is a 400.",
-                   "schema": {"type": "string"}},
+                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
                   {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
                    "schema": {"type": "string"}}
                 ],
@@ -51,7 +51,8 @@ enum OpenAPIDocument {
                           }},
                   "304": {"description": "Not modified since the ETag given in If-None-Match.",
                           "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}},
-                  "400": {"$ref": "#/components/responses/BadRequest"}
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "404": {"$ref": "#/components/responses/Error"}
                 }
               }
             },

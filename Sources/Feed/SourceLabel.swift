@@ -8,6 +8,11 @@ public struct SourceLabel: Sendable, Equatable {
     /// The feed's web site (absolute http/https), when it names one: the title links to it.
     public var siteURL: String?
 
+    /// Whether `text` has the shape of a source key: 12 lowercase hex digits.
+    public static func isWellFormedKey(_ text: String) -> Bool {
+        text.utf8.count == 12 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// Creates a label.
     public init(key: String, title: String, siteURL: String? = nil) {
         self.key = key

@@ -21,6 +21,8 @@ public final class RefreshService: Sendable {
     /// The shortest sleep between two looks, so a source that is due but held back (fresh, or
     /// waiting for another instance's reload) does not turn the loop into a spin.
     private let minimumSleep: Duration
+    /// The pause after a failed scheduled reload: the base interval, at most 30 s.
+    private let retryPause: Duration
 
     /// Creates the service; `start()` runs it.
     public init(
@@ -33,6 +35,7 @@ public final class RefreshService: Sendable {
         self.now = now
         self.logger = logger
         minimumSleep = .milliseconds(Int64(min(1000, max(20, river.policy.base * 1000 / 20))))
+        retryPause = .milliseconds(Int64(min(30, river.policy.base) * 1000))
     }
 
     /// Starts the loop (once; later calls do nothing).
@@ -54,21 +57,27 @@ public final class RefreshService: Sendable {
     }
 
     private func run() async {
+        var failedLastTime = false
         while !Task.isCancelled {
             let due = await river.nextDue()
             let wait = max(due.timeIntervalSince(now()), 0)
-            let sleep = max(Duration.milliseconds(Int64(wait * 1000)), minimumSleep)
+            var sleep = max(Duration.milliseconds(Int64(wait * 1000)), minimumSleep)
+            // The backend itself failing (Redis down) makes every source look due: wait a
+            // while before asking again instead of logging a failure per short sleep.
+            if failedLastTime { sleep = max(sleep, retryPause) }
             do {
                 try await clock.sleep(for: sleep)
             } catch {
                 return  // cancelled: stopping
             }
-            await refreshOnce()
+            failedLastTime = !(await refreshOnce())
         }
     }
 
-    /// One scheduled reload now (public for tests that drive the schedule by hand).
-    public func refreshOnce() async {
+    /// One scheduled reload now (public for tests that drive the schedule by hand); false when
+    /// the reload failed.
+    @discardableResult
+    public func refreshOnce() async -> Bool {
         let before = backend.currentVersion
         let result: Result<ReloadOutcome, FeedError> = await ReloadTrigger.$isScheduled.withValue(true) {
             do {
@@ -81,7 +90,10 @@ public final class RefreshService: Sendable {
         case .success(let outcome) where outcome.snapshot.version != before:
             logger.notice("scheduled refresh: version \(outcome.snapshot.version)")
         case .success: break
-        case .failure(let error): logger.warning("scheduled refresh failed: \(error.message)")
+        case .failure(let error):
+            logger.warning("scheduled refresh failed: \(error.message)")
+            return false
         }
+        return true
     }
 }

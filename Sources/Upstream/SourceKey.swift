@@ -22,9 +22,4 @@ public enum SourceKey {
         components.fragment = nil
         return components.string ?? url.absoluteString
     }
-
-    /// Whether `text` has the shape of a key (validates `?source=` before any lookup).
-    public static func isWellFormed(_ text: String) -> Bool {
-        text.utf8.count == 12 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
 }

@@ -118,8 +118,9 @@ struct RiverTests {
             decoding: try await fixture.send("GET", "/?before=\(older)&source=\(keyA)").body, as: UTF8.self)
         #expect(second.contains("data-item-id=\"\(keyA):same\""))
         #expect(!second.contains("\(keyB):same"))
-        #expect(try await fixture.send("GET", "/api/items?source=000000000000").status == 400)
+        #expect(try await fixture.send("GET", "/api/items?source=000000000000").status == 404)
         #expect(try await fixture.send("GET", "/?source=nope").status == 400)
+        #expect(try await fixture.send("GET", "/api/items?source=\(keyA)x").status == 400)
     }
 
     @Test(arguments: ["mode=500", "mode=invalid", "mode=slow&delay=3"])

@@ -89,7 +89,7 @@ struct RiverUnitTests {
         #expect(
             SourceKey.of(URL(string: "HTTPS://Example.org/feed#x")!)
                 == SourceKey.of(URL(string: "https://example.org/feed")!))
-        #expect(SourceKey.isWellFormed(SourceKey.of(URL(string: "https://example.org/feed")!)))
+        #expect(SourceLabel.isWellFormedKey(SourceKey.of(URL(string: "https://example.org/feed")!)))
     }
 
     @Test func thePolicySpreadsSourcesAndAdaptsToQuietFeeds() {
