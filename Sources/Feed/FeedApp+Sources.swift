@@ -12,9 +12,7 @@ extension FeedApp {
                 "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
                 code: "invalid_source")
         }
-        guard let sources, sources.contains(key: key),
-            let label = sources.reports.first(where: { $0.label.key == key })?.label
-        else {
+        guard let label = sources?.label(forKey: key) else {
             throw HTTPError(404, code: "unknown_source", message: "No feed has the source key '\(key)'.")
         }
         return label

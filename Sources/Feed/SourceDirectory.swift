@@ -12,8 +12,8 @@ public protocol SourceDirectory: Sendable {
     var statusGeneration: Int { get }
     /// The source of an item id, or nil when the id does not belong to a known source.
     func label(forItemID id: String) -> SourceLabel?
-    /// Whether `key` names a source (validates `?source=`).
-    func contains(key: String) -> Bool
+    /// The label of the source with `key`, or nil when there is none (validates `?source=`).
+    func label(forKey key: String) -> SourceLabel?
 }
 
 /// How a river joins a source's key to the feed's own id.

@@ -326,13 +326,15 @@ public final class River: FeedSource, SourceDirectory {
 
     /// The source of an item id.
     public func label(forItemID id: String) -> SourceLabel? {
-        guard let key = RiverItemID.key(of: id), let position = index[String(key)] else { return nil }
+        RiverItemID.key(of: id).flatMap { label(forKey: String($0)) }
+    }
+
+    /// The label of the source with `key`.
+    public func label(forKey key: String) -> SourceLabel? {
+        guard let position = index[key] else { return nil }
         let member = members[position]
         return label(member, known.withLock { $0.states[member.key] } ?? SourceState())
     }
-
-    /// Whether `key` names a source.
-    public func contains(key: String) -> Bool { index[key] != nil }
 
     private func label(_ member: Member, _ state: SourceState) -> SourceLabel {
         let title =
