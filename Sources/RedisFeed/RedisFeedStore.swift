@@ -231,12 +231,6 @@ public actor RedisFeedStore: FeedBackend {
         board.publish(try SnapshotCodec.decode(bytes), reload: 0)
     }
 
-    /// Where a river of feeds keeps its per-source state on this Redis: the hash
-    /// `<prefix>sources`, shared by the cluster.
-    public nonisolated func sourceStates() -> RedisSourceStates {
-        RedisSourceStates(client: client, key: configuration.prefix + "sources")
-    }
-
     // MARK: Reloading
 
     /// Joins this instance's reload in flight, or takes part in the cluster's: either runs the

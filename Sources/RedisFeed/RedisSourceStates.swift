@@ -39,3 +39,24 @@ public struct RedisSourceStates: SourceStateStore {
         _ = try? await client.send([Array("HSET".utf8), Array(key.utf8), Array(field.utf8), state])
     }
 }
+
+extension RedisSourceStates {
+    /// Source state on the Redis of `configuration`, over a connection of its own, and whether
+    /// that Redis already holds a feed (`prefix:version`). A restarted or added instance then
+    /// skips its startup fetch: it joins the stored snapshot and carries on from the shared
+    /// validators, back-off and next fetch times instead of fetching every source again.
+    public static func connect(_ configuration: RedisConfiguration) async throws(RedisError) -> (
+        states: RedisSourceStates, holdsFeed: Bool
+    ) {
+        let client = RedisClient(configuration: configuration, name: "redis-sources")
+        let reply: RedisReply
+        do {
+            reply = try await client.send(["GET", configuration.prefix + "version"])
+        } catch {
+            client.close()
+            throw error
+        }
+        let holdsFeed = if case .string = reply { true } else { false }
+        return (RedisSourceStates(client: client, key: configuration.prefix + "sources"), holdsFeed)
+    }
+}

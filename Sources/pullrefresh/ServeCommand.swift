@@ -108,7 +108,20 @@ enum ServeCommand {
             let sources = River(
                 subscriptions: config.subscriptions, limits: config.sourceLimits,
                 concurrency: config.sourceConcurrency, refreshEvery: config.refreshEvery, registry: metrics)
-            initial = try await sources.fetch(current: [])
+            // With Redis the per-source state is the cluster's from the start; when the cluster
+            // already holds a feed there is nothing to fetch first (its snapshot is joined below).
+            var joinsAFeed = false
+            if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
+                let shared = try await RedisSourceStates.connect(redis)
+                await sources.useStateStore(shared.states)
+                joinsAFeed = shared.holdsFeed
+            }
+            if joinsAFeed {
+                initial = []
+                _ = await sources.nextDue()  // reads the shared state, for the reports
+            } else {
+                initial = try await sources.fetch(current: [])
+            }
             source = sources
             river = sources
         } else if let path = config.dataFile {
@@ -130,9 +143,6 @@ enum ServeCommand {
                 logger: logger)
         } else {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
-        }
-        if let river, let redisStore = store as? RedisFeedStore {
-            await river.useStateStore(redisStore.sourceStates())
         }
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,

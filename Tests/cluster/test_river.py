@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from harness import BINARY, PREFIX, ROOT
+from harness import BINARY, PREFIX, ROOT, wait_for
 
 sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
 from river_upstream import RiverUpstream  # noqa: E402
@@ -46,6 +46,17 @@ def test_three_instances_fetch_each_source_once_per_interval(instances, redis, u
     assert state["etag"].startswith('"') and state["failures"] == 0
     sources_ok = cluster[2].health()["sources"]
     assert sources_ok == {"ok": 4, "failing": []}
+    # All three gone, then one back: it joins the stored feed without fetching anything first.
+    items = json.loads(cluster[0].items()[1])["items"]
+    for instance in cluster:
+        instance.stop()
+    stopped = upstream.stats()
+    (restarted,) = instances("--refresh-every", "2s", *sources)
+    assert upstream.stats() == stopped, "the restarted instance fetched at startup"
+    assert json.loads(restarted.items()[1])["items"][:3] == items[:3]
+    # Its schedule carries on from the shared next fetch times.
+    wait_for(lambda: all(upstream.stats()[n]["requests"] > stopped[n]["requests"] for n in names),
+             "the restarted instance's schedule to fetch every source", timeout=10)
 
 
 def key_of(instance, name):
