@@ -195,6 +195,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/cluster.py
 	$(PYTHON) bench/events.py
 	$(PYTHON) bench/instructions.py
+	$(PYTHON) bench/river.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
         .target(name: "Images", dependencies: ["CVips"]),
         .target(name: "Thumbnails", dependencies: ["Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(

@@ -198,21 +198,8 @@ public struct HTTPFetcher: Sendable {
                     UpstreamError(
                         "\(host) redirected more than \(limits.maxRedirects) times", kind: .redirects))
             default:
-                return .failure(UpstreamError("fetching from \(host) failed: \(reason)"))
+                return .failure(UpstreamError("fetching from \(host) failed: \(reason)", kind: .transport))
             }
-        }
-        var status = 0
-        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        if status == 304 { return .success(.notModified) }
-        guard (200...299).contains(status), status != 204 else {
-            return .failure(UpstreamError("\(host) answered HTTP \(status)", kind: .status))
-        }
-        // An empty body never reached the write callback's check.
-        guard sink.contentTypeIsAccepted() else {
-            return .failure(
-                UpstreamError(
-                    "\(host) sent \((sink.refusedContentType ?? nil) ?? "no Content-Type"), which is refused",
-                    kind: .contentType))
         }
         func string(_ info: CURLINFO) -> String? {
             var value: UnsafeMutablePointer<CChar>?
@@ -227,12 +214,31 @@ public struct HTTPFetcher: Sendable {
             else { return nil }
             return String(cString: value)
         }
+        var status = 0
+        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let freshFor = CacheHeaders.freshness(
+            cacheControl: header("Cache-Control"), expires: header("Expires"), date: header("Date"))
+        if status == 304 { return .success(.notModified(freshFor: freshFor)) }
+        guard (200...299).contains(status), status != 204 else {
+            // Only these two statuses ask a client to come back later (RFC 9110 §10.2.3).
+            let retryAfter =
+                status == 429 || status == 503 ? CacheHeaders.retryAfter(header("Retry-After")) : nil
+            return .failure(
+                UpstreamError("\(host) answered HTTP \(status)", kind: .status, retryAfter: retryAfter))
+        }
+        // An empty body never reached the write callback's check.
+        guard sink.contentTypeIsAccepted() else {
+            return .failure(
+                UpstreamError(
+                    "\(host) sent \((sink.refusedContentType ?? nil) ?? "no Content-Type"), which is refused",
+                    kind: .contentType))
+        }
         let finalURL = string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? url
         return .success(
             .body(
                 FetchedBody(
                     data: sink.data, contentType: string(CURLINFO_CONTENT_TYPE), etag: header("ETag"),
-                    lastModified: header("Last-Modified"), finalURL: finalURL)))
+                    lastModified: header("Last-Modified"), finalURL: finalURL, freshFor: freshFor)))
     }
 
     /// `127.0.0.2`, `fe80:0:…`: an address's bytes for the log.
