@@ -152,7 +152,8 @@ public final class FeedApp: Sendable {
         let only = try sourceFilter(request)
         let key = PageKey(
             language: language, layout: layout, explicitLanguage: explicit, before: before, source: only?.key)
-        let content: any VersionedContent = sources.map { PageVersion(store: store, sources: $0) } ?? revisions
+        let content: any VersionedContent =
+            sources.map { PageVersion(store: store, sources: $0) } ?? revisions
         let river = sources.map { PageRenderer.River(sources: $0, only: only) }
         let representation = try cached(pages, key: key, content: content) { whole in
             let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
@@ -160,7 +161,8 @@ public final class FeedApp: Sendable {
             // what the ETag names (the version, the same on every instance of a cluster).
             let generation = sources?.statusGeneration
             let pageVersion =
-                generation.map { PageVersion.combine(revision: whole.revision, generation: $0) } ?? whole.revision
+                generation.map { PageVersion.combine(revision: whole.revision, generation: $0) }
+                ?? whole.revision
             let pageTag = generation.map { "\(whole.version)g\($0)" } ?? "\(whole.version)"
             var headers = SecurityHeaders.html
             headers.set("Cache-Control", "no-cache")
@@ -264,7 +266,8 @@ public final class FeedApp: Sendable {
             headers.set("X-Feed-Updated-At", Timestamp.iso(snapshot.updatedAt))
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
-                etag: "\"\(snapshot.position.tag)-f\(snapshot.version)-\(language)\(filter)\"", headers: headers,
+                etag: "\"\(snapshot.position.tag)-f\(snapshot.version)-\(language)\(filter)\"",
+                headers: headers,
                 body: try renderer.fragment(page.entries.map(\.item), language: language, sources: sources),
                 reusableAt: (revisions, snapshot.revision))
         }.response(to: request)

@@ -10,7 +10,9 @@ struct PageVersion: VersionedContent {
 
     /// The store's revision (see ``StoreRevisions``) in the high bits, the status generation's
     /// low 16 bits below it.
-    var currentVersion: Int { Self.combine(revision: store.currentRevision, generation: sources.statusGeneration) }
+    var currentVersion: Int {
+        Self.combine(revision: store.currentRevision, generation: sources.statusGeneration)
+    }
 
     /// The page version of a snapshot at `revision` rendered with the status at `generation`.
     static func combine(revision: Int, generation: Int) -> Int {

@@ -107,7 +107,9 @@ public final class ThumbnailService: Sendable {
         // A thumbnail made by a flight that ended just before this one started.
         if let made = cache.lookup(key) { return .success(made) }
         if let failure = failures.lookup(key.imageURL) { return .failure(failure) }
-        guard let url = URL(string: key.imageURL) else { return fail(key, reason: UpstreamError.Kind.content.rawValue, "not a URL") }
+        guard let url = URL(string: key.imageURL) else {
+            return fail(key, reason: UpstreamError.Kind.content.rawValue, "not a URL")
+        }
         let original: FetchedBody
         do {
             metrics.fetches.increment()

@@ -28,7 +28,8 @@ public final class River: FeedSource, SourceDirectory {
     /// What one fetch of one source brought.
     enum FetchResult: Sendable {
         case notModified(freshFor: Double?)
-        case items([FeedItem], UpstreamSource.Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
+        case items(
+            [FeedItem], UpstreamSource.Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
         case failed(UpstreamError)
     }
 

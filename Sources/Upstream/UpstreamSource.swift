@@ -134,7 +134,8 @@ public final class UpstreamSource: FeedSource {
         case notModified(freshFor: Double?)
         /// New items (newest first), the validators to send next time, freshness, hints, and
         /// what the parse recovered from (``FeedReading/recovered``; nil when well-formed).
-        case items([FeedItem], validators: Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
+        case items(
+            [FeedItem], validators: Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
     }
 
     /// One fetch with the validators the caller kept (a river keeps them in its shared state);
