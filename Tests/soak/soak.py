@@ -92,21 +92,23 @@ class Record:
         self.late = []
         self.disorder = []
 
-    def in_window(self, moment):
-        return any(start <= moment <= end for _, start, end in self.windows)
+    def in_window(self, began, ended=None):
+        """Whether a request in flight from `began` to `ended` overlapped a fault window."""
+        ended = began if ended is None else ended
+        return any(began <= end and start <= ended for _, start, end in self.windows)
 
     def count(self, what):
         with self.lock:
             self.counts[what] = self.counts.get(what, 0) + 1
 
-    def status(self, node, path, status, moment):
+    def status(self, node, path, status, began, ended=None):
         self.count("requests")
         if status >= 500:
             with self.lock:
-                if self.in_window(moment):
+                if self.in_window(began, ended):
                     self.errors_inside += 1
                 else:
-                    self.errors_outside.append((round(moment - self.started, 1), node.name, path, status))
+                    self.errors_outside.append((round(began - self.started, 1), node.name, path, status))
 
 
 class Soak:
@@ -127,8 +129,8 @@ class Soak:
         except (OSError, http.client.HTTPException):
             connection.close()
             return None
-        # An answer counts at its start: a fault window covers requests it was in flight for.
-        self.record.status(node, path, response.status, began)
+        # A fault window covers every request in flight during it.
+        self.record.status(node, path, response.status, began, time.monotonic())
         return response, data
 
     def http_worker(self, seed):
