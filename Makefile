@@ -9,18 +9,21 @@ ARGS ?=
 PYTHON ?= python3
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
-.PHONY: cluster-deps cluster-test browser-test-https
+.PHONY: cluster-deps cluster-test browser-test-https image-test-deps
 .PHONY: soak soak-test
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
-## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source).
-BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev pkg-config
+## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
+## libxml2 (feed parsing), libvips (thumbnails at /img/).
+BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
+  libvips-dev pkg-config
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
-## Browser-test prerequisites: Debian's chromium + fonts, and the Python packages.
+## Browser-test prerequisites: Debian's chromium + fonts (Latin, and CJK so the ko/ja pages are
+## drawn with real glyphs, not boxes), and the Python packages.
 browser-deps:
-	@scripts/ensure-packages chromium fonts-liberation
+	@scripts/ensure-packages chromium fonts-liberation fonts-noto-cjk
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/browser/requirements.txt
 
 ## WebKit-suite prerequisites: Xvfb, WebKitGTK through Debian's python3-gi, pytest for
@@ -73,7 +76,7 @@ CLIENT_BUILD = $(ESBUILD) $(foreach s,$(CLIENT_SCRIPTS),Client/src/$(s).mjs) \
 SW_BUILD = $(ESBUILD) Client/src/sw.mjs --bundle --minify --target=es2020 --charset=utf8 \
 	--sourcemap --outfile=Public/sw.js --log-level=warning \
 	--define:CACHE_VERSION="\"$$(cat Public/pull-to-refresh.js Public/pull-to-refresh.css \
-	Public/feed.js Public/app.css | sha256sum | cut -c1-12)\""
+	Public/feed.js Public/app.css Public/icons/* | sha256sum | cut -c1-12)\""
 
 client: esbuild-deps
 	$(CLIENT_BUILD)
@@ -86,7 +89,7 @@ client: esbuild-deps
 client-check: esbuild-deps
 	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
 	mkdir -p "$$scratch/Client" "$$scratch/Public" && cp -R Client/src "$$scratch/Client/" && \
-	cp Public/app.css "$$scratch/Public/" && \
+	cp Public/app.css "$$scratch/Public/" && cp -R Public/icons "$$scratch/Public/" && \
 	( cd "$$scratch" && $(CLIENT_BUILD) ) || exit 1; \
 	stale=0; for f in $(CLIENT_OUTPUTS); do \
 	  cmp -s "$$scratch/Public/$$f" "Public/$$f" || { echo "Public/$$f is stale"; stale=1; }; \
@@ -96,6 +99,25 @@ client-check: esbuild-deps
 	  exit 1; \
 	fi; \
 	echo "Public/ bundle is up to date with Client/src (esbuild $$($(ESBUILD) --version))."
+
+## The web app's icons (Public/icons: 192, 512 and maskable 512 PNGs, the 180 px
+## apple-touch-icon, the favicon as SVG, 32 px PNG and ICO), all made from the one source
+## Client/icons/icon.svg by scripts/make-icons with librsvg's rsvg-convert (librsvg2-bin). They
+## are committed; `make icons-check` (part of `make test`) makes them again into a scratch
+## folder and fails when a committed icon is not what the source makes.
+.PHONY: icons-deps icons icons-check
+icons-deps:
+	@scripts/ensure-packages librsvg2-bin
+icons: icons-deps
+	scripts/make-icons Public/icons
+icons-check: icons-deps
+	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
+	scripts/make-icons "$$scratch" || exit 1; \
+	stale=0; for f in "$$scratch"/*; do \
+	  cmp -s "$$f" "Public/icons/$${f##*/}" || { echo "Public/icons/$${f##*/} is stale"; stale=1; }; \
+	done; \
+	if [ $$stale = 1 ]; then echo "Make them from Client/icons/icon.svg with \`make icons\` and commit."; exit 1; fi; \
+	echo "Public/icons are what Client/icons/icon.svg makes ($$(rsvg-convert --version))."
 
 build: deps client
 	$(SWIFT) build -c release
@@ -110,7 +132,11 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
-swift-test: build-debug cluster-deps
+## The thumbnail tests write their pictures at test time with Pillow (Tests/images).
+image-test-deps:
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/images/requirements.txt
+
+swift-test: build-debug cluster-deps image-test-deps
 	$(SWIFT) test --skip-build
 
 js-test:
@@ -126,6 +152,16 @@ browser-test-https: build-debug browser-deps ops-deps
 ## The gesture in WebKitGTK with real (GTK-synthesized) touch events, under Xvfb.
 webkit-test: build-debug webkit-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh /usr/bin/python3 -m pytest -q Tests/webkit
+
+## The gesture in Gecko: headless Firefox ESR over Marionette (marionette-driver from PyPI, no
+## geckodriver) with trusted touch by WebDriver actions and through APZ (Tests/gecko).
+.PHONY: gecko-deps gecko-test
+gecko-deps:
+	@scripts/ensure-packages firefox-esr fonts-liberation fonts-noto-cjk
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/gecko/requirements.txt
+
+gecko-test: build-debug gecko-deps
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q -p no:cacheprovider Tests/gecko
 
 ## The API against its OpenAPI document (schemathesis, live server).
 contract-test: build-debug contract-deps
@@ -155,7 +191,7 @@ soak-test: build-debug cluster-deps
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
 ## and the soak for 60 s.
-test: deps lint client-check swift-test js-test contract-test browser-test browser-test-https webkit-test ops-test cluster-test soak-test
+test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
@@ -178,7 +214,8 @@ bench: deps cluster-deps
 tsan: deps
 	SWIFT=$(SWIFT) bash fuzz/tsan.sh
 
-## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60).
+## libFuzzer: the template parser and the request path, FUZZ_SECONDS each (default 60), then
+## the image decode-and-resize path for FUZZ_IMAGE_SECONDS (default 600).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	SWIFT=$(SWIFT) bash fuzz/run.sh $(FUZZ_SECONDS)

@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "Metrics", targets: ["Metrics"]),
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
         .library(name: "Upstream", targets: ["Upstream"]),
+        .library(name: "Images", targets: ["Images"]),
+        .library(name: "Thumbnails", targets: ["Thumbnails"]),
     ],
     targets: [
         .systemLibrary(
@@ -27,19 +29,28 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // libvips 8.14 (libvips-dev): thumbnails. The module map names glib/gobject too; the
+        // pkg-config flags add their include folders (SwiftPM drops its -pthread with a warning).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "Feed"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer"]),
+        .target(name: "Images", dependencies: ["CVips"]),
+        .target(name: "Thumbnails", dependencies: ["Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
-            dependencies: ["CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream"]),
+            dependencies: [
+                "CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream", "Thumbnails",
+            ]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
             path: "bench/FeedBench"),
+        .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
@@ -53,6 +64,12 @@ let package = Package(
         .testTarget(
             name: "UpstreamTests", dependencies: ["Upstream", "Feed", "HTTPServer", "TestSupport"],
             resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
+        .testTarget(
+            name: "ThumbnailsTests",
+            dependencies: [
+                "Thumbnails", "Images", "Feed", "HTTPServer", "Metrics", "Upstream", "TestSupport",
+            ]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],

@@ -9,9 +9,12 @@ import PackageDescription
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 let dependencies: [Target.Dependency] =
     ["FuzzerEntry"] + ["Feed", "HTTPServer", "Mustache"].map { .product(name: $0, package: root) }
-// Both targets compile the oracle from Tests/FeedTests/FuzzRegressionTests.swift (a symlink in
+// fuzz-mustache and fuzz-request compile the oracle from Tests/FeedTests/FuzzRegressionTests.swift (a symlink in
 // each target folder); FUZZING leaves its Swift Testing suite out.
 let settings: [SwiftSetting] = [.define("FUZZING")]
+// fuzz-feed compiles Tests/UpstreamTests/FeedFuzzTests.swift the same way.
+let feedDependencies: [Target.Dependency] =
+    ["FuzzerEntry"] + ["Feed", "Upstream"].map { .product(name: $0, package: root) }
 
 let package = Package(
     name: "PullRefreshFuzz",
@@ -24,8 +27,14 @@ let package = Package(
             name: "fuzz-mustache", dependencies: dependencies, path: "Sources/FuzzMustache",
             swiftSettings: settings),
         .executableTarget(
+            name: "fuzz-feed", dependencies: feedDependencies, path: "Sources/FuzzFeed",
+            swiftSettings: settings),
+        .executableTarget(
             name: "fuzz-request", dependencies: dependencies, path: "Sources/FuzzRequest",
             swiftSettings: settings),
+        .executableTarget(
+            name: "fuzz-image", dependencies: ["FuzzerEntry", .product(name: "Images", package: root)],
+            path: "Sources/FuzzImage", swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,8 +7,10 @@
 # fuzz/.build/corpus/<target>/ and is reused next time. Crashes, timeouts and OOMs are written
 # to fuzz/artifacts/ with a log per target; the script exits 1 if any target found one.
 #
-# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request"),
-# FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2" or "-runs=1000").
+# Environment: SWIFT (default swift), FUZZ_TARGETS (default "fuzz-mustache fuzz-request fuzz-feed
+# fuzz-image"), FUZZ_IMAGE_SECONDS (fuzz-image's own time, default 600: the decoders are C code
+# libFuzzer cannot see into, so it needs longer), FUZZ_ARGS (extra libFuzzer flags, e.g.
+# "-jobs=2" or "-runs=1000").
 #
 # Replay one input:  fuzz/.build/release/fuzz-request fuzz/artifacts/crash-…
 set -euo pipefail
@@ -16,7 +18,7 @@ set -euo pipefail
 seconds="${1:-60}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 swift="${SWIFT:-swift}"
-targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request}"
+targets="${FUZZ_TARGETS:-fuzz-mustache fuzz-request fuzz-feed fuzz-image}"
 
 cd "$here"
 for target in $targets; do
@@ -33,6 +35,7 @@ export TMPDIR="$here/.build/tmp"
 export SWIFT_BACKTRACE=enable=no
 # LeakSanitizer cannot follow references that Swift packs into enum payloads (spare pointer
 # bits), so long-lived data such as the app built once per process is reported as leaked.
+# fuzz-feed turns it back on (a later detect_leaks=1 wins).
 export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"
 
 failed=0
@@ -40,12 +43,20 @@ for target in $targets; do
     name="${target#fuzz-}"
     mkdir -p ".build/corpus/$name"
     before="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
-    echo "== $target for ${seconds}s (log: fuzz/artifacts/$target.log)"
+    target_seconds="$seconds"
+    if [ "$target" = fuzz-image ]; then target_seconds="${FUZZ_IMAGE_SECONDS:-600}"; fi
+    echo "== $target for ${target_seconds}s (log: fuzz/artifacts/$target.log)"
     status=0
-    # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
-    "$bin/$target" ".build/corpus/$name" "corpus/$name" \
-        -dict="dict/$name.dict" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-        -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -print_pcs=0 \
+    # fuzz-feed: feeds are larger, every input must parse within 1 s, and it holds no long-lived
+    # Swift state, so LeakSanitizer runs too (see the note on ASAN_OPTIONS above).
+    case "$target" in
+    fuzz-feed) limits="-max_len=16384 -timeout=1 -detect_leaks=1" asan="$ASAN_OPTIONS:detect_leaks=1" ;;
+    *) limits="-max_len=4096 -timeout=10 -detect_leaks=0" asan="$ASAN_OPTIONS" ;;
+    esac
+    # shellcheck disable=SC2086  # FUZZ_ARGS and limits are lists of flags
+    ASAN_OPTIONS="$asan" "$bin/$target" ".build/corpus/$name" "corpus/$name" \
+        -dict="dict/$name.dict" -max_total_time="$target_seconds" $limits \
+        -rss_limit_mb=2048 -print_final_stats=1 -print_pcs=0 \
         -artifact_prefix="artifacts/" ${FUZZ_ARGS:-} >"artifacts/$target.log" 2>&1 || status=$?
     after="$(ls artifacts | grep -c -E '^(crash|timeout|oom|leak|slow-unit)-' || true)"
     grep -E '^(Done|#[0-9]+[[:space:]]+DONE|stat::)|^(==[0-9]+==|SUMMARY|Fatal error|.*invariant broken)' \

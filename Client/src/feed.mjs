@@ -16,7 +16,12 @@
 import { startRelativeTimes } from './relative-time.mjs'
 import { startOlderItems } from './older-items.mjs'
 import { startLiveUpdates } from './live-updates.mjs'
-import { registerServiceWorker, showOfflineBanner } from './offline.mjs'
+import {
+  clearOfflineBannerWhenOnline,
+  registerServiceWorker,
+  showOfflineBanner,
+} from './offline.mjs'
+import { markNewItems } from './new-items.mjs'
 
 const feed = document.querySelector('[data-ptr-lang]')
 const lang = feed?.dataset.ptrLang || document.documentElement.lang || undefined
@@ -26,7 +31,17 @@ const renderTimes = startRelativeTimes(document, lang)
 // other means, and its callback runs in the insertion's own microtask checkpoint, before the
 // gesture measures the new items to keep the reader's place (feed-list.mjs) and before the
 // next paint, so no item is ever shown or measured with its server-rendered UTC text.
-const observer = new MutationObserver(renderTimes)
+/** Hides the offline banner; set when the page is the worker's saved copy. */
+let clearOfflineBanner = () => {}
+const observer = new MutationObserver(records => {
+  renderTimes()
+  // Items a refresh or the pill inserted at the top are marked new for a few seconds.
+  markNewItems(records)
+  // A refresh reached the server ("Last updated" moved): the network is back.
+  if (records.some(record => record.type === 'attributes' && record.target.matches('[data-ptr-updated]'))) {
+    clearOfflineBanner()
+  }
+})
 // Only the lists' own children: the times' text, written by renderTimes, is not watched, so
 // rendering never wakes the observer again.
 for (const list of document.querySelectorAll('[data-ptr-list]')) {
@@ -41,5 +56,9 @@ startOlderItems(document)
 // Live "N new items" from the event stream, and the offline copy (live-updates.mjs, offline.mjs).
 const pullRoot = document.querySelector('[data-pull-to-refresh]')
 if (pullRoot) startLiveUpdates(pullRoot)
-showOfflineBanner(document, lang)
+if (showOfflineBanner(document, lang)) {
+  // The banner's saved-at time reads relative, like "Last updated" above it.
+  renderTimes()
+  clearOfflineBanner = clearOfflineBannerWhenOnline(document, window)
+}
 registerServiceWorker()

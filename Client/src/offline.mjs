@@ -1,7 +1,8 @@
 /**
  * Offline support, page side: registers the service worker (`/sw.js`, built from sw.mjs), and
  * when the worker served its saved copy of the page (the network failed or took over 3 s),
- * shows "Offline: showing the list from <time>".
+ * shows "Offline: showing the list saved <time>" (a relative time, like "Last updated" above
+ * it: one format on each line), and clears it once the network is back.
  *
  * The worker marks a saved copy with `<meta name="ptr-saved-at" content="<ISO time>">`: a
  * page cannot read the headers of its own navigation, and the mark is in the document itself.
@@ -33,6 +34,9 @@ export function showOfflineBanner(doc, lang) {
   if (!savedAt || !banner) return false
   const time = doc.createElement('time')
   time.dateTime = savedAt
+  // Shown as a relative time ("5 minutes ago") by relative-time.mjs, like every
+  // `time[data-ptr-time]`, with this absolute text as the fallback and in its title.
+  time.dataset.ptrTime = ''
   time.textContent = new Date(savedAt).toLocaleString(lang, {
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -42,4 +46,21 @@ export function showOfflineBanner(doc, lang) {
   banner.replaceChildren(before, time, after)
   banner.hidden = false
   return true
+}
+
+/**
+ * Hides the banner when the network is back: at the browser's `online` event, or when the
+ * returned function is called (feed.mjs calls it when a refresh reached the server, which
+ * moves "Last updated"; a network that hung sends no `online`).
+ * @param {Document} doc
+ * @param {Window} win
+ * @returns {() => void} hides the banner
+ */
+export function clearOfflineBannerWhenOnline(doc, win) {
+  const banner = doc.querySelector('[data-ptr-offline]')
+  const clear = () => {
+    if (banner) banner.hidden = true
+  }
+  win.addEventListener('online', clear, { once: true })
+  return clear
 }

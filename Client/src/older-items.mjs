@@ -167,6 +167,9 @@ export function startOlderItems(document) {
     if (!nextCursor) {
       observer?.disconnect()
       more.remove()
+      // The visible end of the feed, which the server renders hidden while there is more.
+      const end = document.querySelector('[data-feed-end]')
+      if (end) end.hidden = false
       return
     }
     link.dataset.ptrOlder = nextCursor

@@ -5,8 +5,13 @@
  * - Pages (navigations): network first. An answer within 3 s is shown and saved; without one
  *   (offline, or a network that hangs), the last good copy is shown, marked with
  *   `<meta name="ptr-saved-at">` so the page says "Offline: showing the list from <time>".
- * - Static files (`/static/`): stale-while-revalidate, from the cache at once and refreshed
- *   in the background.
+ * - Static files (`/static/`), the web app manifest and `/favicon.ico`: stale-while-revalidate,
+ *   from the cache at once and refreshed in the background. The manifest and the icons are
+ *   precached, so an installed app has its name and icons offline too; the manifest of a
+ *   language (`?lang=ko`) never fetched before falls back to the precached one.
+ * - Thumbnails (`/img/`): cache first, in a cache of their own that outlives deployments
+ *   (a thumbnail's URL names its item, and the server makes it `immutable`), so the saved
+ *   page shows its pictures offline. Bounded: past `MAX_THUMBNAILS` the oldest go.
  * - Everything else passes through untouched: the API (the refresh POST, the event stream, the
  *   items the pill loads), other methods, other origins. The Cache API cannot store a POST, and
  *   an event stream never ends.
@@ -24,12 +29,28 @@
 const CACHE = 'pullrefresh-' + (typeof CACHE_VERSION === 'string' ? CACHE_VERSION : 'dev')
 /** How long a page request may take before the saved copy is shown instead. */
 const NETWORK_TIMEOUT_MS = 3000
+/** Thumbnails keep across deployments: only the bound ends them. */
+const THUMBNAIL_CACHE = 'pullrefresh-thumbnails'
+/** About three pages of 30 items at one display density. */
+const MAX_THUMBNAILS = 100
 const STATIC_FILES = [
   '/static/app.css',
   '/static/pull-to-refresh.css',
   '/static/pull-to-refresh.js',
   '/static/feed.js',
 ]
+/** The installed app's files: the manifest and every icon it or the page names. */
+const APP_FILES = [
+  '/manifest.webmanifest',
+  '/favicon.ico',
+  '/static/icons/icon-192.png',
+  '/static/icons/icon-512.png',
+  '/static/icons/icon-maskable-512.png',
+  '/static/icons/apple-touch-icon.png',
+  '/static/icons/favicon.svg',
+  '/static/icons/favicon-32.png',
+]
+const MANIFEST = '/manifest.webmanifest'
 
 self.addEventListener('install', event => {
   event.waitUntil(
@@ -38,7 +59,7 @@ self.addEventListener('install', event => {
       // `reload` skips the HTTP cache: the files of this deployment, not of the previous one.
       // The page too, so the visit that installed the worker already leaves a copy to show.
       .then(cache =>
-        cache.addAll(['/', ...STATIC_FILES].map(url => new Request(url, { cache: 'reload' }))),
+        cache.addAll(['/', ...STATIC_FILES, ...APP_FILES].map(url => new Request(url, { cache: 'reload' }))),
       )
       .then(() => self.skipWaiting()),
   )
@@ -51,7 +72,9 @@ self.addEventListener('activate', event => {
       .then(names =>
         Promise.all(
           names
-            .filter(name => name.startsWith('pullrefresh-') && name !== CACHE)
+            .filter(
+              name => name.startsWith('pullrefresh-') && name !== CACHE && name !== THUMBNAIL_CACHE,
+            )
             .map(name => caches.delete(name)),
         ),
       )
@@ -65,10 +88,42 @@ self.addEventListener('fetch', event => {
   if (request.method !== 'GET' || url.origin !== location.origin) return
   if (request.mode === 'navigate' && !url.pathname.startsWith('/api/')) {
     event.respondWith(networkFirst(event))
-  } else if (url.pathname.startsWith('/static/')) {
+  } else if (
+    url.pathname.startsWith('/static/') ||
+    url.pathname === MANIFEST ||
+    url.pathname === '/favicon.ico'
+  ) {
     event.respondWith(staleWhileRevalidate(event))
+  } else if (url.pathname.startsWith('/img/')) {
+    event.respondWith(cacheFirst(event))
   }
 })
+
+/**
+ * A thumbnail from the cache, or from the network (then kept, the oldest dropped past the bound).
+ * @param {FetchEvent} event
+ * @returns {Promise<Response>}
+ */
+async function cacheFirst(event) {
+  const cache = await caches.open(THUMBNAIL_CACHE)
+  const cached = await cache.match(event.request)
+  if (cached) return cached
+  const response = await fetch(event.request)
+  if (response.ok) {
+    event.waitUntil(cache.put(event.request, response.clone()).then(() => trim(cache)))
+  }
+  return response
+}
+
+/**
+ * Drops the oldest entries (`keys()` lists them in insertion order) past `MAX_THUMBNAILS`.
+ * @param {Cache} cache
+ */
+async function trim(cache) {
+  const keys = await cache.keys()
+  const excess = keys.slice(0, Math.max(0, keys.length - MAX_THUMBNAILS))
+  await Promise.all(excess.map(key => cache.delete(key)))
+}
 
 /**
  * The page from the network within the timeout (saved for later), else the saved copy.
@@ -120,7 +175,11 @@ async function staleWhileRevalidate(event) {
     if (response.ok) await cache.put(event.request, response.clone())
     return response
   })
-  if (!cached) return refreshed
+  if (!cached) {
+    // Offline, a manifest in a language not fetched yet is still the app's manifest.
+    const fallback = () => cache.match(MANIFEST).then(saved => saved || refreshed)
+    return new URL(event.request.url).pathname === MANIFEST ? refreshed.catch(fallback) : refreshed
+  }
   event.waitUntil(refreshed.catch(() => {}))
   return cached
 }

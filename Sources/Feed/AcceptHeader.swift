@@ -1,10 +1,10 @@
 import Foundation
 
 /// Parsing and negotiation of `Accept`-style headers (`a;q=0.5, b`).
-enum AcceptHeader {
+public enum AcceptHeader {
     /// The header's entries in order, lowercased, each with its `q` (1 when absent); empty
     /// entries are skipped.
-    static func entries(_ header: String) -> [(value: String, quality: Double)] {
+    public static func entries(_ header: String) -> [(value: String, quality: Double)] {
         header.split(separator: ",").compactMap { part in
             let pieces = part.split(separator: ";")
             guard let value = pieces.first?.trimmingCharacters(in: .whitespaces).lowercased(), !value.isEmpty

@@ -116,7 +116,11 @@ public final class EventHub: Sendable {
         let position: FeedPosition
         switch known {
         case nil: return (retry, current)
-        case .version(let version): position = FeedPosition(epoch: current.epoch, version: version)
+        case .version(let version):
+            // A bare version above the current one (a page from an earlier run) counts as 0, as
+            // `since` does on every route.
+            let version = version > current.version ? 0 : version
+            position = FeedPosition(epoch: current.epoch, version: version)
         case .position(let told): position = told
         }
         guard current.isAfter(position) else { return (retry, position) }

@@ -41,6 +41,8 @@ public final class FeedApp: Sendable {
     private let sourceStatus: (@Sendable () -> FeedSourceStatus)?
     /// The store as stored responses see it: at its revision (see ``StoreRevisions``).
     private let revisions: StoreRevisions
+    /// The web app manifest in every UI language.
+    private let manifest: WebAppManifest
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
@@ -59,6 +61,7 @@ public final class FeedApp: Sendable {
         self.pageSize = min(max(pageSize, 1), PageRenderer.maxPageSize)
         self.logger = logger
         revisions = StoreRevisions(store: store)
+        manifest = WebAppManifest(localizer: renderer.localizer)
         events = EventHub(store: store, heartbeat: heartbeat)
     }
 
@@ -73,6 +76,11 @@ public final class FeedApp: Sendable {
         router.get("/healthz") { _ in self.health() }
         router.get("/api/events") { request in try self.events.open(request) }
         router.get("/sw.js") { request in try self.serviceWorker(request) }
+        router.get("/manifest.webmanifest") { request in try self.webAppManifest(request) }
+        // Browsers ask for it on their own, whatever the page links: the icon, not a logged 404.
+        router.get("/favicon.ico") { request in
+            try self.files.respond(relative: "icons/favicon.ico", request: request)
+        }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
@@ -105,7 +113,8 @@ public final class FeedApp: Sendable {
         switch request.queryValue("layout") {
         case nil: layout = .list
         case let value?:
-            guard let chosen = PageRenderer.Layout(rawValue: value) else {
+            // Case-insensitive like `lang`: `?layout=GRID` is the grid.
+            guard let chosen = PageRenderer.Layout(rawValue: value.lowercased()) else {
                 throw HTTPError.badRequest("Query parameter 'layout' must be 'list' or 'grid'.")
             }
             layout = chosen
@@ -146,7 +155,7 @@ public final class FeedApp: Sendable {
         let (language, explicit) = try language(for: request)
         var back: [String] = []
         if explicit { back.append("lang=\(language)") }
-        if request.queryValue("layout") == "grid" { back.append("layout=grid") }
+        if request.queryValue("layout")?.lowercased() == "grid" { back.append("layout=grid") }
         do {
             _ = try await store.reload()
         } catch {
@@ -186,13 +195,14 @@ public final class FeedApp: Sendable {
     /// `GET /api/items`: JSON, or with `Accept: text/html` the `<li>` fragment of the same items
     /// (what "load older items in place" appends), with the next cursor in `X-Feed-Next-Cursor`.
     func items(_ request: Request) throws -> Response {
-        let query = try ItemsQuery(request)
+        let requested = try ItemsQuery(request)
         guard AcceptHeader.prefersHTML(request.headers["Accept"]) else {
             // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
             if request.queryValue("lang") != nil { _ = try language(for: request) }
-            let key = ItemsKey(limit: query.limit, cursor: query.cursor, since: query.since)
+            let key = ItemsKey(limit: requested.limit, cursor: requested.cursor, since: requested.since)
             return cached(itemBodies, key: key) { snapshot in
-                Representation(
+                let query = requested.sinceClamped(to: snapshot.version)
+                return Representation(
                     etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\"",
                     headers: [
                         "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
@@ -204,8 +214,10 @@ public final class FeedApp: Sendable {
         }
         let (language, _) = try language(for: request)
         let key = ItemsKey(
-            limit: query.limit, cursor: query.cursor, since: query.since, fragmentLanguage: language)
+            limit: requested.limit, cursor: requested.cursor, since: requested.since,
+            fragmentLanguage: language)
         return try cached(itemBodies, key: key) { snapshot in
+            let query = requested.sinceClamped(to: snapshot.version)
             let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
             var headers = SecurityHeaders.html
             headers.set("Content-Type", "text/html; charset=utf-8")
@@ -236,7 +248,7 @@ public final class FeedApp: Sendable {
             throw refreshFailure(error)
         }
         let snapshot = outcome.snapshot
-        let since = query.since.map { $0 > snapshot.version ? 0 : $0 } ?? arrivedAt
+        let since = query.sinceClamped(to: snapshot.version).since ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
@@ -278,6 +290,15 @@ public final class FeedApp: Sendable {
         return response
     }
 
+    /// `GET /manifest.webmanifest`: the manifest in `?lang=` (else `Accept-Language`) language.
+    func webAppManifest(_ request: Request) throws -> Response {
+        let (language, explicit) = try language(for: request)
+        guard let response = manifest.response(to: request, language: language, explicit: explicit) else {
+            throw HTTPError.notFound()
+        }
+        return response
+    }
+
     func health() -> Response {
         let health = store.health
         var writer = JSONWriter(capacity: 48)
@@ -295,6 +316,10 @@ public final class FeedApp: Sendable {
             if let error = status.error {
                 writer.raw(",\"error\":")
                 writer.string(error)
+            }
+            if let recovered = status.recovered {
+                writer.raw(",\"recovered\":")
+                writer.string(recovered)
             }
             writer.raw("}")
         }
@@ -331,9 +356,15 @@ public final class FeedApp: Sendable {
 
     // MARK: Errors
 
+    /// Whether errors for `path` are the JSON envelope: the API (`/api` itself included, so
+    /// it is the API's 404 rather than the page's) and `/healthz`; elsewhere an HTML page.
+    public static func answersJSON(path: String) -> Bool {
+        path == "/api" || path.hasPrefix("/api/") || path == "/healthz"
+    }
+
     func renderError(_ error: any HTTPResponseError, for request: Request) -> Response {
         var headers = error.headers
-        if request.path.hasPrefix("/api/") || request.path == "/healthz" {
+        if Self.answersJSON(path: request.path) {
             var writer = JSONWriter(capacity: 128)
             writer.raw("{\"error\":{\"code\":")
             writer.string(error.code)

@@ -14,17 +14,23 @@ public struct FeedItem: Sendable, Equatable, Hashable {
     public var createdAt: Date
     /// The item's page upstream, when the source has one: an absolute `http`/`https` URL.
     public var url: String?
+    /// The item's picture upstream, when the source names one: an absolute `http`/`https` URL.
+    /// Data only: the page never links it directly (thumbnails go through the server).
+    public var image: String?
 
     /// The longest id accepted.
     public static let maxIDLength = 256
 
     /// Creates an item.
-    public init(id: String, title: String, body: String, createdAt: Date, url: String? = nil) {
+    public init(
+        id: String, title: String, body: String, createdAt: Date, url: String? = nil, image: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.body = body
         self.createdAt = createdAt
         self.url = url
+        self.image = image
     }
 
     /// Feed order: newest first, ties broken by the larger id (compared by UTF-8 bytes), so the

@@ -4,10 +4,14 @@ public struct FeedSourceStatus: Sendable, Equatable {
     public var ok: Bool
     /// Why it failed, when it did.
     public var error: String?
+    /// When it succeeded only because the parser recovered from an ill-formed document: what it
+    /// recovered from, in one line.
+    public var recovered: String?
 
     /// Creates a status.
-    public init(ok: Bool, error: String? = nil) {
+    public init(ok: Bool, error: String? = nil, recovered: String? = nil) {
         self.ok = ok
         self.error = error
+        self.recovered = recovered
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Items from a JSON file (`{"items": [...]}`; ids strings of 1–256 characters or positive
-/// integers, read as their decimal text; an optional http(s) `url`) re-read on every reload, so an operator can
+/// integers, read as their decimal text; optional http(s) `url` and `image`) re-read on every reload, so an operator can
 /// edit content and pull to see it. Every problem is a ``FeedError`` naming the file and,
 /// for a bad item, its index and field.
 public struct FileSource: FeedSource {
@@ -100,9 +100,14 @@ public struct FileSource: FeedSource {
             if let url = entry.url, !ItemLink.isSafe(url) {
                 throw fail(".url must be an absolute http or https URL")
             }
+            if let image = entry.image, !ItemLink.isSafe(image) {
+                throw fail(".image must be an absolute http or https URL")
+            }
             guard seen.insert(id).inserted else { throw fail(".id \(id) is a duplicate") }
             items.append(
-                FeedItem(id: id, title: entry.title, body: body, createdAt: createdAt, url: entry.url))
+                FeedItem(
+                    id: id, title: entry.title, body: body, createdAt: createdAt, url: entry.url,
+                    image: entry.image))
         }
         return items.sorted(by: FeedItem.newestFirst)
     }
@@ -117,6 +122,7 @@ public struct FileSource: FeedSource {
         let body: String?
         let createdAt: String
         let url: String?
+        let image: String?
     }
 
     /// An id as the file has it: an integer (older files) or a string.

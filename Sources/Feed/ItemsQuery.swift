@@ -109,6 +109,14 @@ struct ItemsQuery: Sendable {
         }
     }
 
+    /// This query with a `since` above `version` read as `0`: a client from an earlier run (the
+    /// in-memory store restarts at version 1) gets every item rather than none.
+    func sinceClamped(to version: Int) -> ItemsQuery {
+        var query = self
+        if let since, since > version { query.since = 0 }
+        return query
+    }
+
     /// `since` from a JSON body `{"since": n}`; an empty body means none.
     static func since(fromBody body: [UInt8]) throws(HTTPError) -> Int? {
         guard body.contains(where: { ![9, 10, 13, 32].contains($0) }) else { return nil }

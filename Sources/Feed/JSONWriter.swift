@@ -74,6 +74,10 @@ struct JSONWriter {
             raw(",\"url\":")
             string(url)
         }
+        if let image = entry.item.image {
+            raw(",\"image\":")
+            string(image)
+        }
         raw(",\"createdAt\":")
         string(Timestamp.iso(entry.item.createdAt))
         raw(",\"version\":")

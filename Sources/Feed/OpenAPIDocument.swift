@@ -112,7 +112,8 @@ enum OpenAPIDocument {
                       "version": {"type": "integer", "minimum": 1},
                       "redis": {"enum": ["connected", "unreachable"]},
                       "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
-                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"}}}}
+                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
+                          "recovered": {"type": "string"}}}}
                   }}}}
                 }
               }
@@ -132,6 +133,7 @@ enum OpenAPIDocument {
                   "title": {"type": "string"},
                   "body": {"type": "string"},
                   "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
+                  "image": {"type": "string", "description": "The item's picture upstream (absolute http or https), when the source names one. Data only: the page shows it through the server, never by this URL."},
                   "createdAt": {"type": "string", "format": "date-time"},
                   "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."}
                 }

@@ -11,6 +11,9 @@ public struct PageRenderer: Sendable {
         case list
         /// Three columns.
         case grid
+
+        /// Where an item's picture sits in this layout.
+        var thumbnailSlot: ThumbnailSlot { self == .grid ? .grid : .list }
     }
 
     private let library: MustacheLibrary
@@ -69,8 +72,12 @@ public struct PageRenderer: Sendable {
             "grid": .bool(layout == .grid),
             "langQuery": explicitLanguage ? .string("lang=\(language)") : .null,
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
-            "items": .list(shown.entries.map { Self.itemContext($0.item) }),
+            "items": .list(shown.entries.map { Self.itemContext($0.item, slot: layout.thumbnailSlot) }),
             "older": older,
+            // An older page with nothing on it is past the end of the feed, not an empty feed.
+            "olderPage": .bool(before != nil),
+            // The visible end-of-feed line under the last item (hidden while there is more).
+            "hasItems": .bool(!shown.entries.isEmpty),
         ])
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096 + shown.entries.count * 400)
@@ -82,7 +89,7 @@ public struct PageRenderer: Sendable {
     public func fragment(_ items: [FeedItem], language: String) throws -> [UInt8] {
         let context: MustacheValue = .object([
             "t": strings(language),
-            "added": .list(items.map(Self.itemContext)),
+            "added": .list(items.map { Self.itemContext($0, slot: .list) }),
         ])
         var bytes: [UInt8] = []
         try library.render(context, template: "fragment", into: &bytes)
@@ -110,7 +117,9 @@ public struct PageRenderer: Sendable {
         .object(localizer.strings(for: language).mapValues { .string($0) })
     }
 
-    static func itemContext(_ item: FeedItem) -> MustacheValue {
+    /// An item's fields for the partial. Its picture, if any, is shown through the thumbnail
+    /// route (`/img/<id>?w=`) in `slot`'s square: the image's own URL never reaches the page.
+    static func itemContext(_ item: FeedItem, slot: ThumbnailSlot = .list) -> MustacheValue {
         var context: [String: MustacheValue] = [
             "id": .string(item.id),
             "title": .string(item.title),
@@ -120,6 +129,17 @@ public struct PageRenderer: Sendable {
         ]
         // Only http(s) links are rendered; anything else (`javascript:`, `data:`) stays text.
         if let url = item.url, ItemLink.isSafe(url) { context["url"] = .string(url) }
+        if let image = item.image, ItemLink.isSafe(image) {
+            let candidates = slot.candidates
+            let srcset = candidates.enumerated().map { density, width in
+                "\(ThumbnailSlot.path(itemID: item.id, width: width)) \(density + 1)x"
+            }
+            context["thumb"] = .object([
+                "src": .string(ThumbnailSlot.path(itemID: item.id, width: candidates[0])),
+                "srcset": .string(srcset.joined(separator: ", ")),
+                "side": .string(String(slot.side)),
+            ])
+        }
         return .object(context)
     }
 }

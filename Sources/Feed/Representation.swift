@@ -56,7 +56,8 @@ final class Representation: Sendable {
             bare.remove("Content-Type")
             bare.remove("Content-Encoding")
             var ok = Response(status: status, headers: fields, body: bytes).prepared()
-            var notModified = tag == nil ? nil : Response(status: 304, headers: bare).prepared()
+            // The 304 carries the Content-Length of this variant's 200, as RFC 9110 §8.6 asks.
+            var notModified = tag == nil ? nil : ok.notModified(headers: bare)
             if let reuse {
                 ok = ok.reusable(while: reuse.content, isAt: reuse.version)
                 notModified = notModified?.reusable(while: reuse.content, isAt: reuse.version)

@@ -159,7 +159,7 @@ public struct StaticFiles: Sendable {
     }
 
     /// A strong ETag from the content: FNV-1a of the bytes and their length.
-    static func etag(for bytes: [UInt8]) -> String {
+    public static func etag(for bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3

@@ -34,6 +34,16 @@ final class PreparedResponse: @unchecked Sendable {
         spares.withLock { $0.append(Spare(handle: first)) }
     }
 
+    /// A bodiless response (a `304`) with `headers`, over `other`'s bytes: libmicrohttpd sends
+    /// no body for such a status but takes its `Content-Length` from the buffer, so it is the
+    /// length of `other`'s body rather than 0.
+    init?(headers: HTTPHeaders, lengthOf other: PreparedResponse) {
+        self.headers = headers
+        bytes = other.bytes
+        guard let first = makeHandle() else { return nil }
+        spares.withLock { $0.append(Spare(handle: first)) }
+    }
+
     /// A new libmicrohttpd response over the shared bytes with the prepared headers, or nil if
     /// libmicrohttpd refuses a header or is out of memory.
     func makeHandle() -> OpaquePointer? {

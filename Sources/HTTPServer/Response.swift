@@ -46,6 +46,17 @@ public struct Response: Sendable {
         return copy
     }
 
+    /// The prepared `304 Not Modified` for this prepared response, with `headers` and no body.
+    /// It carries the `Content-Length` this response has (RFC 9110 §8.6 allows no other value),
+    /// where a plain empty `304` would get libmicrohttpd's `Content-Length: 0`. The two share
+    /// one copy of the body bytes. Unprepared, it is that plain `304`.
+    public func notModified(headers: HTTPHeaders) -> Response {
+        var response = Response(status: 304, headers: headers)
+        guard let preparedHandle else { return response.prepared() }
+        response.preparedHandle = PreparedResponse(headers: headers, lengthOf: preparedHandle)
+        return response
+    }
+
     /// Whether ``prepared()`` built the libmicrohttpd object.
     public var isPrepared: Bool { preparedHandle != nil }
 

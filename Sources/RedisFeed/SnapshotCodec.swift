@@ -2,7 +2,7 @@ import Feed
 import Foundation
 
 /// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
-/// "createdAt","addedIn","url"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
+/// "createdAt","addedIn","url"?,"image"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
 /// other input: a malformed snapshot is refused with a message, never half-applied. The epoch is
 /// not part of it: it lives beside it (`prefix:epoch`, and in each channel message).
 enum SnapshotCodec {
@@ -19,6 +19,7 @@ enum SnapshotCodec {
         var createdAt: Double
         var addedIn: Int
         var url: String?
+        var image: String?
     }
 
     static func encode(_ snapshot: FeedSnapshot) -> [UInt8] {
@@ -27,7 +28,8 @@ enum SnapshotCodec {
             entries: snapshot.entries.map {
                 StoredEntry(
                     id: $0.item.id, title: $0.item.title, body: $0.item.body,
-                    createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn, url: $0.item.url)
+                    createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn, url: $0.item.url,
+                    image: $0.item.image)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -59,7 +61,7 @@ enum SnapshotCodec {
                 FeedSnapshot.Entry(
                     item: FeedItem(
                         id: $0.id, title: $0.title, body: $0.body,
-                        createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url),
+                        createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url, image: $0.image),
                     addedIn: $0.addedIn)
             }, epoch: epoch)
     }

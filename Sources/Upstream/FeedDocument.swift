@@ -18,15 +18,44 @@ public enum FeedDocument {
     public static func parse(_ data: Data, contentType: String?, base: URL) throws(UpstreamError)
         -> [UpstreamEntry]
     {
-        let entries =
-            switch try format(of: data, contentType: contentType) {
-            case .json: try JSONFeedParser.parse(data, base: base)
-            case .xml: try XMLFeedParser.parse(data, base: base)
-            }
+        try read(data, contentType: contentType, base: base).entries
+    }
+
+    /// The entries of `data` and, for XML that libxml2 had to recover, a note saying what it
+    /// recovered from (see docs/feeds.md for what is recovered and what is refused).
+    /// `Content-Type`'s `charset` is used only when the document declares no encoding itself.
+    public static func read(_ data: Data, contentType: String?, base: URL) throws(UpstreamError)
+        -> FeedReading
+    {
+        let reading: FeedReading
+        switch try format(of: data, contentType: contentType) {
+        case .json:
+            reading = FeedReading(entries: try JSONFeedParser.parse(data, base: base))
+        case .xml:
+            let (entries, recovered) = try XMLFeedParser.parse(
+                data, charset: charset(of: contentType), base: base)
+            reading = FeedReading(entries: entries, recovered: recovered)
+        }
         // An upstream that suddenly lists nothing is far more often broken than emptied: the
         // reload fails and the last good version stays.
-        guard !entries.isEmpty else { throw UpstreamError("the feed has no items with a title or text") }
-        return entries
+        guard !reading.entries.isEmpty else {
+            throw UpstreamError("the feed has no items with a title or text")
+        }
+        return reading
+    }
+
+    /// The `charset` parameter of a `Content-Type`, if any.
+    static func charset(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset"
+            else {
+                continue
+            }
+            return parts[1].trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\"'")))
+        }
+        return nil
     }
 
     /// Which parser reads `data`.

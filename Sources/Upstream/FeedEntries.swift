@@ -10,7 +10,10 @@ enum FeedEntries {
     /// An entry, or nil when the item has nothing to show. The id falls back to the link, then
     /// to the title; a missing title to the start of the body, then the link.
     static func make(id: String?, title: String?, body: String, url: String?, date: Date?) -> UpstreamEntry? {
-        let title = title ?? (body.isEmpty ? nil : PlainText.collapse(body, limit: 80)) ?? url
+        // A link can be far longer than a title may be (found by fuzz-feed).
+        let title =
+            title ?? (body.isEmpty ? nil : PlainText.collapse(body, limit: 80))
+            ?? url.map { String($0.prefix(maxTitle)) }
         guard let title, !title.isEmpty else { return nil }
         let key = (id?.isEmpty == false ? id : nil) ?? url ?? "title:" + title
         return UpstreamEntry(

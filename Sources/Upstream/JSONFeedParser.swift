@@ -57,9 +57,12 @@ enum JSONFeedParser {
             }
             let date = ((item["date_published"] as? String) ?? (item["date_modified"] as? String)).flatMap(
                 FeedDate.rfc3339)
-            if let entry = FeedEntries.make(
+            if var entry = FeedEntries.make(
                 id: id, title: title?.isEmpty == false ? title : nil, body: body, url: url, date: date)
             {
+                // `image`, else `banner_image`; resolved and kept only when http(s).
+                let picture = (item["image"] as? String) ?? (item["banner_image"] as? String)
+                entry.image = picture.flatMap { FeedEntries.absoluteLink($0, base: base) }
                 entries.append(entry)
             }
         }

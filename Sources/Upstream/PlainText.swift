@@ -1,49 +1,50 @@
-import Foundation
+import CLibXML2
 
-/// HTML as found in feed descriptions turned into plain text: tags dropped (with the contents
-/// of `script`, `style` and comments), entities decoded, whitespace collapsed. Item text is
-/// data; nothing here is ever rendered as markup.
+/// HTML as found in feeds turned into plain text through libxml2's HTML parser (recovering,
+/// never on the network, silent): text only, `script`/`style`/`template`/`noscript` and
+/// comments dropped, block elements and `<br>` as line breaks, entities decoded once. Item
+/// text is data; nothing here is ever rendered as markup.
 public enum PlainText {
-    /// The text of `html`, at most `limit` characters (cut at a character boundary).
+    /// The text of `html` with its line breaks, at most `limit` characters.
     public static func from(html: String, limit: Int) -> String {
-        var text = ""
-        var index = html.startIndex
-        let end = html.endIndex
-        while index < end {
-            let character = html[index]
-            if character == "<" {
-                let rest = html[index...]
-                if rest.hasPrefix("<!--") {
-                    index = rest.range(of: "-->")?.upperBound ?? end
-                    continue
-                }
-                let lower = rest.prefix(8).lowercased()
-                for element in ["script", "style"] where lower.hasPrefix("<" + element) {
-                    index = rest.range(of: "</" + element, options: .caseInsensitive)?.upperBound ?? end
-                }
-                if let close = html[index...].firstIndex(of: ">") {
-                    let tag = html[index..<close].lowercased()
-                    if tag.hasPrefix("<br") || tag.hasPrefix("<p") || tag.hasPrefix("</p")
-                        || tag.hasPrefix("<li")
-                        || tag.hasPrefix("<div") || tag.hasPrefix("</div")
-                    {
-                        text.append(" ")
-                    }
-                    index = html.index(after: close)
-                } else {
-                    index = end
-                }
-                continue
+        read(html: html, limit: limit).text
+    }
+
+    /// The text of `html` (with line breaks, or collapsed onto `oneLine` for titles), at most
+    /// `limit` characters, and its first `<img src>`.
+    public static func read(html: String, limit: Int, oneLine: Bool = false) -> Reading {
+        var raw = ""
+        var firstImage: String?
+        var bytes = Array(html.utf8)
+        bytes.append(0)
+        let options =
+            HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
+            | HTML_PARSE_NOWARNING.rawValue
+        pullrefresh_xml_silence_thread()
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                htmlReadMemory($0, Int32(buffer.count - 1), nil, "UTF-8", Int32(options))
             }
-            if character == "&", let (decoded, next) = entity(in: html, at: index) {
-                text.append(decoded)
-                index = next
-                continue
-            }
-            text.append(character)
-            index = html.index(after: index)
         }
-        return collapse(text, limit: limit)
+        if let document {
+            defer { xmlFreeDoc(document) }
+            walk(document) { node, entering in
+                if !entering {
+                    if isBlock(node) { raw.append("\n") }
+                    return
+                }
+                switch node.pointee.type {
+                case XML_TEXT_NODE:
+                    if let content = node.pointee.content { raw += String(cString: content) }
+                case XML_ELEMENT_NODE:
+                    if isBlock(node) { raw.append("\n") }
+                    if firstImage == nil, name(of: node) == "img" { firstImage = attribute("src", of: node) }
+                default: break
+                }
+            }
+        }
+        let text = oneLine ? collapse(raw, limit: limit) : lines(raw, limit: limit)
+        return Reading(text: text, firstImage: firstImage)
     }
 
     /// `text` with runs of whitespace made one space, trimmed, cut to `limit` characters.
@@ -52,9 +53,7 @@ public enum PlainText {
         var pendingSpace = false
         var count = 0
         for character in text {
-            if character.isWhitespace
-                || character.unicodeScalars.allSatisfy({ $0.value < 32 || $0.value == 127 })
-            {
+            if isSpace(character) {
                 pendingSpace = !result.isEmpty
                 continue
             }
@@ -71,31 +70,87 @@ public enum PlainText {
         return result
     }
 
-    private static let named: [String: String] = [
-        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "hellip": "…",
-        "mdash": "—", "ndash": "–", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "copy": "©",
-        "reg": "®", "trade": "™", "eacute": "é", "egrave": "è", "uuml": "ü", "ouml": "ö", "auml": "ä",
-        "szlig": "ß", "ccedil": "ç", "euro": "€", "middot": "·", "bull": "•", "laquo": "«", "raquo": "»",
+    /// `text` line by line, each collapsed, blank lines dropped, joined with `\n` and cut to
+    /// `limit` characters.
+    public static func lines(_ text: String, limit: Int) -> String {
+        var result = ""
+        var count = 0
+        for line in text.split(whereSeparator: \.isNewline) {
+            let room = limit - count - (result.isEmpty ? 0 : 1)
+            guard room > 0 else { break }
+            let collapsed = collapse(String(line), limit: room)
+            guard !collapsed.isEmpty else { continue }
+            if !result.isEmpty {
+                result.append("\n")
+                count += 1
+            }
+            result += collapsed
+            count += collapsed.count
+        }
+        return result
+    }
+
+    // MARK: The tree
+
+    /// Elements whose contents never show as text.
+    private static let hidden: Set<String> = ["script", "style", "template", "noscript", "head", "title"]
+
+    /// Elements that start and end a line.
+    private static let blocks: Set<String> = [
+        "address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+        "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tr", "ul",
     ]
 
-    /// The entity at `index` (`&amp;`, `&#39;`, `&#x27;`) and the index after it.
-    private static func entity(in html: String, at index: String.Index) -> (String, String.Index)? {
-        let rest = html[html.index(after: index)...].prefix(12)
-        guard let semicolon = rest.firstIndex(of: ";") else { return nil }
-        let name = rest[..<semicolon]
-        let next = html.index(after: semicolon)
-        if name.hasPrefix("#") {
-            let digits = name.dropFirst()
-            let value: UInt32?
-            if digits.first == "x" || digits.first == "X" {
-                value = UInt32(digits.dropFirst(), radix: 16)
+    private static func isSpace(_ character: Character) -> Bool {
+        character.isWhitespace || character.unicodeScalars.allSatisfy { $0.value < 32 || $0.value == 127 }
+    }
+
+    private static func name(of node: xmlNodePtr) -> String {
+        node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
+    }
+
+    private static func isBlock(_ node: xmlNodePtr) -> Bool {
+        node.pointee.type == XML_ELEMENT_NODE && blocks.contains(name(of: node))
+    }
+
+    private static func attribute(_ attribute: String, of node: xmlNodePtr) -> String? {
+        guard let value = xmlGetProp(node, attribute) else { return nil }
+        defer { pullrefresh_xml_free(value) }
+        return String(cString: value)
+    }
+
+    /// Visits the document's nodes in order without recursion (HTML can nest deeply), calling
+    /// `visit(node, true)` on the way in and `visit(node, false)` on the way out of elements;
+    /// hidden elements and everything but elements and text are passed over.
+    private static func walk(_ document: htmlDocPtr, _ visit: (xmlNodePtr, Bool) -> Void) {
+        var node = document.pointee.children
+        while let current = node {
+            let isElement = current.pointee.type == XML_ELEMENT_NODE
+            let descend = isElement && !hidden.contains(name(of: current)) && current.pointee.children != nil
+            if isElement && hidden.contains(name(of: current)) {
+                // Skipped entirely.
             } else {
-                value = UInt32(digits, radix: 10)
+                visit(current, true)
             }
-            guard let value, let scalar = Unicode.Scalar(value), value != 0 else { return nil }
-            return (String(Character(scalar)), next)
+            if descend {
+                node = current.pointee.children
+                continue
+            }
+            if isElement && !hidden.contains(name(of: current)) { visit(current, false) }
+            var climbing = current
+            node = nil
+            while true {
+                if let sibling = climbing.pointee.next {
+                    node = sibling
+                    break
+                }
+                guard let parent = climbing.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE else {
+                    break
+                }
+                visit(parent, false)
+                climbing = parent
+            }
         }
-        guard let decoded = named[String(name)] else { return nil }
-        return (decoded, next)
     }
 }

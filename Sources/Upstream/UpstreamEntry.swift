@@ -10,15 +10,18 @@ public struct UpstreamEntry: Sendable, Equatable {
     public var body: String
     /// Its absolute http(s) link, when it has a usable one.
     public var url: String?
+    /// Its picture's absolute http(s) URL, when it names one.
+    public var image: String?
     /// When it was published or updated, if the feed says.
     public var date: Date?
 
     /// Creates an entry.
-    public init(id: String, title: String, body: String, url: String?, date: Date?) {
+    public init(id: String, title: String, body: String, url: String?, date: Date?, image: String? = nil) {
         self.id = id
         self.title = title
         self.body = body
         self.url = url
         self.date = date
+        self.image = image
     }
 }

@@ -1,11 +1,16 @@
 import Feed
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// A feed behind a URL (`--source`): every reload GETs it (conditionally, once it has
 /// validators) and parses JSON Feed, RSS, Atom or our own JSON. A `304` returns the current
 /// items unchanged, so the version stays. A failed fetch or parse throws (the store keeps its
 /// last good version) and is what ``status`` reports until the next success.
+///
+/// A reload that parsed only because libxml2 recovered from an ill-formed document succeeds, says
+/// so in ``status`` (`recovered`), and logs one warning: the first time, and again only after a
+/// reload that needed no recovery, so a feed that is always slightly broken does not fill the log.
 ///
 /// Items without a date get the time they were first seen, minus their position in the feed in
 /// milliseconds, so they keep the feed's order; later reloads keep that date (the store's, else
@@ -14,6 +19,7 @@ public final class UpstreamSource: FeedSource {
     /// The feed's URL.
     public let url: URL
     private let fetcher: HTTPFetcher
+    private let logger: Logger
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
 
@@ -22,12 +28,19 @@ public final class UpstreamSource: FeedSource {
         var lastModified: String?
         var firstSeen: [String: Date] = [:]
         var status = FeedSourceStatus(ok: true)
+        /// Whether the last recovered reload was logged and no clean one came since.
+        var recoveryLogged = false
     }
 
-    /// Creates a source; `now` stamps items without a date (injected so tests control time).
-    public init(url: URL, limits: FetchLimits, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// Creates a source; `now` stamps items without a date (injected so tests control time);
+    /// `logger` gets the recovery warnings.
+    public init(
+        url: URL, limits: FetchLimits, logger: Logger = Logger(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.url = url
         fetcher = HTTPFetcher(limits: limits)
+        self.logger = logger
         self.now = now
     }
 
@@ -51,8 +64,17 @@ public final class UpstreamSource: FeedSource {
     /// Fetches and parses the feed now; throws ``FeedError`` with the reason.
     public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
         do {
-            let items = try await fetchItems(current: current)
-            state.withLock { $0.status = FeedSourceStatus(ok: true) }
+            let (items, parsed) = try await fetchItems(current: current)
+            let shouldLog = state.withLock { state in
+                // A 304 keeps what the last parse said.
+                let recovered = parsed.map(\.recovered) ?? state.status.recovered
+                state.status = FeedSourceStatus(ok: true, recovered: recovered)
+                defer { state.recoveryLogged = recovered != nil }
+                return recovered != nil && !state.recoveryLogged
+            }
+            if shouldLog, let recovered = parsed?.recovered {
+                logger.warning("upstream \(displayURL): the feed is not well-formed XML; \(recovered)")
+            }
             return items
         } catch {
             state.withLock { $0.status = FeedSourceStatus(ok: false, error: error.message) }
@@ -60,14 +82,16 @@ public final class UpstreamSource: FeedSource {
         }
     }
 
-    private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> [FeedItem] {
+    /// The items, and the parse they come from (nil for a `304`).
+    private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> ([FeedItem], FeedReading?) {
         // Validators are only worth sending while the store holds what they describe.
         let (etag, lastModified) = state.withLock {
             current.isEmpty ? (nil, nil) : ($0.etag, $0.lastModified)
         }
         let response = try await fetcher.fetch(url, etag: etag, lastModified: lastModified)
-        guard case .body(let body) = response else { return current }
-        let entries = try FeedDocument.parse(body.data, contentType: body.contentType, base: body.finalURL)
+        guard case .body(let body) = response else { return (current, nil) }
+        let reading = try FeedDocument.read(body.data, contentType: body.contentType, base: body.finalURL)
+        let entries = reading.entries
         let fetchedAt = now()
         return state.withLock { state in
             state.etag = body.etag
@@ -88,10 +112,11 @@ public final class UpstreamSource: FeedSource {
                 if entry.date == nil { firstSeen[entry.id] = date }
                 items.append(
                     FeedItem(
-                        id: entry.id, title: entry.title, body: entry.body, createdAt: date, url: entry.url))
+                        id: entry.id, title: entry.title, body: entry.body, createdAt: date, url: entry.url,
+                        image: entry.image))
             }
             state.firstSeen = firstSeen
-            return items.sorted(by: FeedItem.newestFirst)
+            return (items.sorted(by: FeedItem.newestFirst), reading)
         }
     }
 }

@@ -26,6 +26,10 @@ struct Configuration {
     var logFormat = LogFormat.text
     var redis = RedisFlags()
     var heartbeat: Duration = .seconds(15)
+    /// `--image-cache-bytes`: the bound of the thumbnail cache.
+    var imageCacheBytes = 32 << 20
+    /// `--allow-private-images`: thumbnails may fetch from private addresses (tests only).
+    var allowPrivateImages = false
 
     static let usage = """
         Usage: pullrefresh [options]
@@ -60,6 +64,9 @@ struct Configuration {
           --max-streams N        Most open event streams (GET /api/events); beyond: 503 (default 512)
           --stored-responses N   Cached pages and API bodies kept to answer repeats unrouted (default 64, 0 = off)
           --heartbeat D          Comment sent on idle event streams: seconds or 500ms/2s (default 15s)
+          --image-cache-bytes N  Memory for thumbnails made at /img/ (default 33554432), least recently used out
+          --allow-private-images FOR TESTS ONLY: let /img/ fetch pictures from loopback and private
+                                 addresses (never use in production: it opens the inside of the network)
           --quiet                No access log or info lines
           --tls-cert FILE        Serve HTTPS with this PEM certificate (chain); needs --tls-key
           --tls-key FILE         The PEM private key of --tls-cert
@@ -179,6 +186,9 @@ struct Configuration {
                 guard config.heartbeat >= .milliseconds(100) else {
                     throw UsageError("--heartbeat must be at least 100ms")
                 }
+            case "--image-cache-bytes":
+                config.imageCacheBytes = try number(0...(4 << 30))
+            case "--allow-private-images": config.allowPrivateImages = true
             case "--version": config.showVersion = true
             case "--tls-cert": config.tlsCertificate = try value(for: flag, inline: inline)
             case "--tls-key": config.tlsKey = try value(for: flag, inline: inline)

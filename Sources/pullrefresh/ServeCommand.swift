@@ -5,6 +5,7 @@ import HTTPServer
 import Metrics
 import Mustache
 import RedisFeed
+import Thumbnails
 import Upstream
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
@@ -61,6 +62,7 @@ enum ServeCommand {
         let server: Server
         do {
             var router = app.router()
+            thumbnails(config, store: app.store, logger: logger, metrics: metrics).register(on: &router)
             if let metrics {
                 app.registerMetrics(in: metrics)
                 router.get("/metrics") { _ in
@@ -102,7 +104,7 @@ enum ServeCommand {
         var sourceStatus: (@Sendable () -> FeedSourceStatus)?
         if let url = config.sourceURL {
             // The first fetch happens before listening: a bad URL fails the start, like a bad --data.
-            let upstream = UpstreamSource(url: url, limits: config.sourceLimits)
+            let upstream = UpstreamSource(url: url, limits: config.sourceLimits, logger: logger)
             initial = try await upstream.fetch(current: [])
             source = upstream
             sourceStatus = { upstream.status }
@@ -129,6 +131,24 @@ enum ServeCommand {
         return FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
             heartbeat: config.heartbeat, sourceStatus: sourceStatus)
+    }
+
+    /// `GET /img/{id}?w=`: item pictures fetched with the source's timeouts, never from inside
+    /// the network unless `--allow-private-images` (tests) says so.
+    static func thumbnails(
+        _ config: Configuration, store: any FeedBackend, logger: Logger, metrics: MetricsRegistry?
+    )
+        -> ThumbnailService
+    {
+        if config.allowPrivateImages {
+            logger.warning("--allow-private-images: /img/ may fetch from private addresses (for tests only)")
+        }
+        var limits = config.sourceLimits
+        limits.maxBytes = ImageFetcher.maxBytes
+        let fetcher = ImageFetcher(limits: limits, policy: config.allowPrivateImages ? .any : .publicOnly)
+        return ThumbnailService(
+            store: store, fetcher: fetcher, cacheBytes: config.imageCacheBytes, logger: logger,
+            metrics: metrics)
     }
 
     /// The process-wide series: version and start time.

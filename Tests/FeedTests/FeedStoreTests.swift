@@ -162,6 +162,15 @@ struct FileSourceTests {
         #expect(items[0].body == "")
     }
 
+    @Test func keepsAnItemsImage() throws {
+        let items = try Self.parse(
+            """
+            {"items": [{"id": "p", "title": "with a picture", "createdAt": "2026-01-01T00:00:00Z",
+              "image": "https://img.example.org/p.jpg"}]}
+            """)
+        #expect(items.map(\.image) == ["https://img.example.org/p.jpg"])
+    }
+
     @Test(arguments: [
         ("not json", "not valid JSON"),
         ("[]", "must be"),
@@ -177,6 +186,10 @@ struct FileSourceTests {
         (
             "{\"items\": [{\"id\": \"a\", \"title\": \"t\", \"url\": \"javascript:alert(1)\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
             "items[0].url must be an absolute http or https URL"
+        ),
+        (
+            "{\"items\": [{\"id\": \"a\", \"title\": \"t\", \"image\": \"data:image/png;base64,AA\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",
+            "items[0].image must be an absolute http or https URL"
         ),
         (
             "{\"items\": [{\"id\": 0, \"title\": \"t\", \"createdAt\": \"2026-01-01T00:00:00Z\"}]}",

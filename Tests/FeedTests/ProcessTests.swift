@@ -61,12 +61,18 @@ struct ProcessTests {
         let output = Pipe()
         var port = 0
 
-        init(_ arguments: [String]) throws {
+        /// Starts the binary; its stderr goes to `stderr` when given, else nowhere.
+        init(_ arguments: [String], stderr: URL? = nil) throws {
             process.executableURL = URL(fileURLWithPath: ProcessTests.binary)
             process.arguments = ["--port", "0"] + arguments
             process.currentDirectoryURL = Fixtures.repositoryRoot
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            if let stderr {
+                _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+                process.standardError = try FileHandle(forWritingTo: stderr)
+            } else {
+                process.standardError = FileHandle.nullDevice
+            }
             try process.run()
             var line = Data()
             let deadline = Date().addingTimeInterval(15)
@@ -140,15 +146,14 @@ struct ProcessTests {
         #expect(try await RawConnection.offPool { server.stop() } == 0)
     }
 
-    /// `pullrefresh --source http://127.0.0.1:PORT/feed.xml` serves that feed; each pull fetches it.
-    @Test func servesAnRSSSourceAndPullsFetchIt() async throws {
+    /// A server whose `/feed.xml` is an RSS document listing `item(1)`…`item(n)` on its n-th fetch,
+    /// and that feed's URL.
+    static func rssUpstream(item: @escaping @Sendable (Int) -> String) throws -> (Server, String) {
         let fetches = Atomic<Int>(0)
         var router = Router(logger: Logger(quiet: true))
         router.get("/feed.xml") { _ in
             let count = fetches.add(1, ordering: .relaxed).newValue
-            let items = (1...count).map {
-                "<item><title>Entry \($0) &amp; more</title><link>/e/\($0)</link><guid>g\($0)</guid></item>"
-            }
+            let items = (1...count).map(item)
             return Response(
                 headers: ["Content-Type": "application/rss+xml"],
                 body: Array("<rss version=\"2.0\"><channel>\(items.joined())</channel></rss>".utf8))
@@ -156,7 +161,14 @@ struct ProcessTests {
         var options = ServerOptions()
         options.port = 0
         let upstream = try Server(router: router, options: options, logger: Logger(quiet: true))
-        let feed = "http://127.0.0.1:\(upstream.port)/feed.xml"
+        return (upstream, "http://127.0.0.1:\(upstream.port)/feed.xml")
+    }
+
+    /// `pullrefresh --source http://127.0.0.1:PORT/feed.xml` serves that feed; each pull fetches it.
+    @Test func servesAnRSSSourceAndPullsFetchIt() async throws {
+        let (upstream, feed) = try Self.rssUpstream {
+            "<item><title>Entry \($0) &amp; more</title><link>/e/\($0)</link><guid>g\($0)</guid></item>"
+        }
         let server = try await RawConnection.offPool { try Running(["--quiet", "--source", feed]) }
         let responses = try await RawConnection.exchange(
             port: server.port,
@@ -174,6 +186,42 @@ struct ProcessTests {
         #expect(responses[2].text == "{\"status\":\"ok\",\"version\":2,\"source\":{\"ok\":true}}")
         #expect(try await RawConnection.offPool { server.stop() } == 0)
         await upstream.shutdown()
+    }
+
+    /// An ill-formed feed (a bare `&`) is read, `/healthz` says what was recovered, and the
+    /// warning is logged once, not on every pull.
+    @Test func aRecoveredFeedIsReportedAndLoggedOnce() async throws {
+        let (upstream, feed) = try Self.rssUpstream {
+            "<item><title>Fish & chips \($0)</title><guid>g\($0)</guid></item>"
+        }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pullrefresh-\(UUID()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let server = try await RawConnection.offPool {
+            try Running(["--quiet", "--source", feed], stderr: log)
+        }
+        let responses = try await RawConnection.exchange(
+            port: server.port,
+            [
+                "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n",
+            ])
+        #expect(responses[0].status == 200 && responses[1].status == 200)
+        #expect(
+            responses[2].text
+                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"}}"
+        )
+        #expect(responses[3].text.contains("\"title\":\"Fish & chips 3\""))
+        #expect(try await RawConnection.offPool { server.stop() } == 0)
+        await upstream.shutdown()
+        let warnings = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").filter {
+            $0.contains("not well-formed XML")
+        }
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(
+            warnings.first?.contains(
+                "warning: upstream \(feed): the feed is not well-formed XML; escaped 1 bare") == true)
     }
 
     @Test(arguments: [
@@ -254,6 +302,11 @@ struct ProcessTests {
             contentsOf: Fixtures.templates.appendingPathComponent("partials/item.mustache"), encoding: .utf8
         )
         .replacingOccurrences(of: #"\{\{#url\}\}.*?\{\{/url\}\}"#, with: "", options: .regularExpression)
+        // No image: the picture's section (standalone lines) leaves nothing.
+        .replacingOccurrences(
+            of: #"(?s) *\{\{#thumb\}\}.*?\{\{/thumb\}\}\n"#, with: "",
+            options: .regularExpression
+        )
         .replacingOccurrences(of: "{{^url}}", with: "").replacingOccurrences(of: "{{/url}}", with: "")
         .replacingOccurrences(of: "{{id}}", with: "7")
         .replacingOccurrences(of: "{{title}}", with: "&lt;b&gt;Hi&lt;/b&gt;")

@@ -121,6 +121,42 @@ struct RouteTests {
         #expect(last["nextCursor"] is NSNull)
     }
 
+    @Test func itemsApiCarriesTheImageButThePageDoesNotLinkIt() async throws {
+        var pictured = Fixtures.item(9, title: "Pictured")
+        pictured.image = "https://img.example.org/9.jpg"
+        let (app, _) = try Fixtures.app(initial: [pictured, Fixtures.item(1)])
+        let router = app.router()
+        let api = try Fixtures.json(
+            await router.respond(to: try Request(method: "GET", target: "/api/items", headers: [:])))
+        let items = try #require(api["items"] as? [[String: Any]])
+        #expect(items.map { $0["image"] as? String } == ["https://img.example.org/9.jpg", nil])
+        let page = Fixtures.text(
+            await router.respond(to: try Request(method: "GET", target: "/", headers: [:])))
+        #expect(page.contains("Pictured"))
+        #expect(!page.contains("img.example.org"))
+        // The picture comes through the thumbnail route, in a fixed 80 px slot at 1x/2x/3x.
+        #expect(
+            page.contains(
+                "<img class=\"item-thumb\" src=\"/img/9?w=96\" srcset=\"/img/9?w=96 1x, /img/9?w=160 2x, "
+                    + "/img/9?w=240 3x\" width=\"80\" height=\"80\" alt=\"\" loading=\"lazy\" decoding=\"async\">"
+            ))
+        #expect(page.components(separatedBy: "<img ").count == 2, "only the pictured item has one")
+        let grid = Fixtures.text(
+            await router.respond(to: try Request(method: "GET", target: "/?layout=grid", headers: [:])))
+        #expect(
+            grid.contains(
+                "srcset=\"/img/9?w=96 1x, /img/9?w=240 2x, /img/9?w=320 3x\" width=\"96\" height=\"96\""))
+    }
+
+    @Test func thumbnailPathsPercentEncodeTheId() {
+        #expect(
+            ThumbnailSlot.path(itemID: "tag:a.org,2026:x/y z", width: 160)
+                == "/img/tag%3Aa.org%2C2026%3Ax%2Fy%20z?w=160")
+        #expect(ThumbnailSlot.path(itemID: "ü\"<", width: 96) == "/img/%C3%BC%22%3C?w=96")
+        #expect(ThumbnailSlot.list.candidates == [96, 160, 240])
+        #expect(ThumbnailSlot.grid.candidates == [96, 240, 320])
+    }
+
     @Test(arguments: [
         ("/api/items?limit=abc", "limit"), ("/api/items?limit=0", "limit"), ("/api/items?limit=101", "limit"),
         ("/api/items?since=-1", "since"), ("/api/items?since=x", "since"), ("/api/items?cursor=zz", "cursor"),

@@ -9,7 +9,8 @@ enum FeedSnapshotSample {
                 item: FeedItem(
                     id: "id \(id) ✓", title: "Tïtle \(id) \"q\" </script>", body: "Line\nbreak\t\u{1}",
                     createdAt: Date(timeIntervalSince1970: 1_780_000_000.123_456 + Double(id)),
-                    url: id == 2 ? "https://example.com/2?a=1&b=2" : nil),
+                    url: id == 2 ? "https://example.com/2?a=1&b=2" : nil,
+                    image: id == 3 ? "https://img.example.com/3.jpg?w=1&h=2" : nil),
                 addedIn: min(id, 3))
         }
         return FeedSnapshot(

@@ -62,6 +62,11 @@ struct FeedDocumentTests {
         #expect(entries[1].date == Self.date("2026-01-02T17:00:00Z"))
         #expect(entries[2].date == nil)
         #expect(entries[3].url == nil)  // data: URLs are dropped
+        // image (resolved), else banner_image; never a script URL.
+        #expect(
+            entries.map(\.image) == [
+                "https://feeds.example.net/covers/new.jpg", "https://example.org/banner.png", nil, nil,
+            ])
     }
 
     @Test func latin1RSSFromTheProlog() throws {
@@ -100,8 +105,9 @@ struct FeedDocumentTests {
         ("application/json", "<rss/>", "but the body is XML"),
         ("application/rss+xml", "{\"items\": []}", "but the body is JSON"),
         ("application/rss+xml", "", "empty body"),
-        ("application/rss+xml", "<rss version=\"2.0\"><channel><item><title>x</item>", "not well-formed XML"),
-        ("application/xml", "<html><body>hi</body></html>", "neither RSS nor Atom"),
+        ("application/rss+xml", "<<<!>", "body is not XML"),
+        ("application/xml", "<opml version=\"2.0\"><body/></opml>", "neither RSS nor Atom (root <opml>)"),
+        ("application/xml", "<html><body>hi</body></html>", "an HTML page, not a feed"),
         ("application/json", "{\"version\": \"https://jsonfeed.org/version/1.1\"}", "no \"items\" array"),
         ("application/json", "[1, 2]", "must be an object"),
         (

@@ -5,12 +5,13 @@ import Testing
 @Suite("HTML to plain text")
 struct PlainTextTests {
     @Test(arguments: [
-        ("<p>One</p><p>Two</p>", "One Two"),
+        ("<p>One</p><p>Two</p>", "One\nTwo"),
         ("a &amp; b &lt;c&gt; &#39;d&#x27; &quot;e&quot;", "a & b <c> 'd' \"e\""),
         ("<script>alert('x')</script>Safe<style>p{}</style>", "Safe"),
         ("<!-- hidden -->Shown", "Shown"),
-        ("Fish &chips; &#0; &#xZZ;", "Fish &chips; &#0; &#xZZ;"),  // unknown or invalid: left as text
-        ("  spaced \n\t out  ", "spaced out"),
+        ("Fish &chips; AT&T &eacute;&#233;", "Fish &chips; AT&T éé"),  // unknown or bare: left as text
+        ("  spaced \t out  ", "spaced out"),
+        ("one<br>two<div>three</div>four", "one\ntwo\nthree\nfour"),
         ("<a href=\"javascript:alert(1)\">link</a> text", "link text"),
         ("unclosed <b", "unclosed"),
     ])

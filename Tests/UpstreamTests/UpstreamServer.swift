@@ -24,13 +24,7 @@ final class UpstreamServer: Sendable {
         process.standardInput = input
         process.standardError = FileHandle.standardError
         try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = output.firstLine()
         let words = text.split(separator: " ")
         guard words.count == 4, words[0] == "PORT", let port = Int(words[1]), let blackhole = Int(words[3])
         else {

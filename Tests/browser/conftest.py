@@ -112,8 +112,8 @@ def make_items(n, start=1):
 
 @pytest.fixture
 def server(tmp_path):
-    """Factory: server(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False)
-    -> Server. items=list uses a --data file; source=URL a real upstream (--source); heartbeat
+    """Factory: server(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False,
+    extra_args=()) -> Server; extra_args are more flags (e.g. --allow-private-images). items=list uses a --data file; source=URL a real upstream (--source); heartbeat
     the event streams' --heartbeat (e.g. "1s"); access_log=True keeps the access log (instead of
     --quiet) for Server.access_lines. Over HTTPS when PTR_BROWSER_TLS=1."""
     bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
@@ -121,7 +121,7 @@ def server(tmp_path):
         pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
     started = []
 
-    def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False):
+    def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False, extra_args=()):
         n = len(started)
         args = [bin_path, "--port", "0", "--reload-delay", str(reload_delay), "--seed", "1",
                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
@@ -137,6 +137,7 @@ def server(tmp_path):
             args += ["--source", source]
         if heartbeat is not None:
             args += ["--heartbeat", heartbeat]
+        args += list(extra_args)
         if TEST_CERTIFICATE:
             args += ["--tls-cert", TEST_CERTIFICATE[0], "--tls-key", TEST_CERTIFICATE[1]]
         # stdout and stderr go to files, never to pipes nobody reads: a busy access log would
@@ -171,12 +172,22 @@ def server(tmp_path):
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
 
 
-def open_tab(browser):
-    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
-    ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
-    target = browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": ctx})["targetId"]
+def open_tab(browser, own_context=True):
+    """A fresh tab in its own browser context, emulating a touch phone, with Network events on.
+    own_context=False opens it in the browser's default context instead: the one profile that is
+    not off the record, which installability needs (an incognito context is `in-incognito`)."""
+    ctx = None
+    params = {"url": "about:blank"}
+    if own_context:
+        ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
+        params["browserContextId"] = ctx
+    target = browser.send("Target.createTarget", params)["targetId"]
     session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    p = Page(browser, ctx, target, session)
+    return phone(Page(browser, ctx, target, session))
+
+
+def phone(p):
+    """Turns an attached tab into the emulated touch phone, with Page, Runtime and Network on."""
     for domain in ("Page", "Runtime", "Network"):
         p.send(f"{domain}.enable")
     p.send("Emulation.setDeviceMetricsOverride", **PHONE)
@@ -187,8 +198,10 @@ def open_tab(browser):
 
 def close_tab(browser, p):
     """Closes a tab from open_tab and disposes of its context."""
-    for method, params in (("Target.closeTarget", {"targetId": p.target_id}),
-                           ("Target.disposeBrowserContext", {"browserContextId": p.context_id})):
+    steps = [("Target.closeTarget", {"targetId": p.target_id})]
+    if p.context_id:
+        steps.append(("Target.disposeBrowserContext", {"browserContextId": p.context_id}))
+    for method, params in steps:
         try:
             browser.send(method, params, timeout=5)
         except Exception:

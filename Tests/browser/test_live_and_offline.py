@@ -9,6 +9,7 @@ the service worker shows the saved list offline, with its banner. In the HTTPS p
 self-signed certificate (a secure context, as the worker needs).
 """
 import time
+import re
 
 import pytest
 
@@ -148,8 +149,14 @@ def test_after_a_first_visit_the_page_opens_offline_with_its_list_and_a_banner(p
         page.goto(srv.url + "/")
         page.wait_for("!document.querySelector('[data-ptr-offline]').hidden", 10, "the offline banner")
         banner = page.eval("document.querySelector('[data-ptr-offline]').textContent")
-        assert banner.startswith("Offline: showing the list from "), banner
+        assert banner.startswith("Offline: showing the list saved "), banner
+        # One time format on the line: relative, like "Last updated" above it.
+        assert re.search(r"saved (now|\d+ (seconds?|minutes?) ago)$", banner), banner
         assert page.eval("document.querySelector('[data-ptr-offline] time').dateTime")
+        # Light: no block of colour, and its time never breaks across lines.
+        assert page.eval("getComputedStyle(document.querySelector('[data-ptr-offline]')).backgroundColor") \
+            == "rgba(0, 0, 0, 0)"
+        assert page.eval("document.querySelector('[data-ptr-offline] time').getClientRects().length") == 1
         assert page.eval(f"[...{LIST}.children].map(li => li.dataset.itemId)") == saved
         shot(page, "offline-saved-list")
         # A pull offline says so and keeps the saved list.

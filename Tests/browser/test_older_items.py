@@ -203,7 +203,7 @@ def test_the_grid_loads_every_page_in_the_chosen_language(page, server):
     srv = server(items=make_items(75))
     mark = page.mark()
     open_feed(page, srv.url + "/?layout=grid&lang=ko")
-    # Three columns of compact cards: a page is shorter than the look-ahead, so the next page
+    # Two columns of compact cards on a phone: a page is shorter than the look-ahead, so the next page
     # may load right away, and one scroll to the end may bring several in a row; scroll again
     # until the link is gone.
     for _ in range(3):
@@ -214,8 +214,12 @@ def test_the_grid_loads_every_page_in_the_chosen_language(page, server):
                       f"{ITEMS}.length > 30", 10)
     page.wait_for(f"!{MORE}", 10, "the last page")
     assert item_ids(page) == ids((75, 1))
+    # At most two columns under 600 px (three left a title ≈96 px, one word per line).
     assert page.eval("getComputedStyle(document.querySelector('[data-ptr-list]'))"
-                     ".gridTemplateColumns.split(' ').length") == 3
+                     ".gridTemplateColumns.split(' ').length") == 2
+    # The end of the feed is a visible line once the last page is in.
+    assert page.eval("!document.querySelector('[data-feed-end]').hidden")
+    assert page.eval("document.querySelector('[data-feed-end]').textContent") == "피드의 끝입니다."
     reqs = older_requests(page, mark)
     assert len(reqs) == 2, "one request per page"
     assert all("lang=ko" in r["url"] for r in reqs)

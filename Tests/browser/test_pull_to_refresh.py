@@ -314,8 +314,10 @@ def test_axe_finds_no_violations(page, server):
 
 
 @pytest.mark.parametrize("layout", ["grid"])
-def test_grid_layout_has_three_columns(page, server, layout):
+def test_grid_layout_has_two_columns_on_a_phone_and_three_when_wider(page, server, layout):
     srv = server()
     open_feed(page, srv.url + f"/?layout={layout}")
-    cols = page.eval("getComputedStyle(document.querySelector('[data-ptr-list]')).gridTemplateColumns.split(' ').length")
-    assert cols == 3
+    columns = "getComputedStyle(document.querySelector('[data-ptr-list]')).gridTemplateColumns.split(' ').length"
+    assert page.eval(columns) == 2
+    page.send("Emulation.setDeviceMetricsOverride", width=800, height=1000, deviceScaleFactor=2, mobile=True)
+    page.wait_for(f"{columns} === 3", 3, "three columns at 800 px")

@@ -2,7 +2,7 @@
 // with the localized sentence around a <time> of when the copy was saved.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { showOfflineBanner } from '../../Client/src/offline.mjs'
+import { clearOfflineBannerWhenOnline, showOfflineBanner } from '../../Client/src/offline.mjs'
 
 /** A document with an optional saved-at mark and the banner element. */
 function page(savedAt, text = 'Offline: showing the list from {time}.') {
@@ -20,7 +20,7 @@ function page(savedAt, text = 'Offline: showing the list from {time}.') {
     doc: {
       querySelector: selector =>
         selector === '[data-ptr-offline]' ? banner : selector.startsWith('meta') ? meta : null,
-      createElement: name => ({ name }),
+      createElement: name => ({ name, dataset: {} }),
     },
   }
 }
@@ -43,4 +43,22 @@ test('the saved copy says since when, the time as a <time> element', () => {
   const expected = new Date('2026-12-01T09:40:00.000Z')
     .toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' })
   assert.equal(time.textContent, expected)
+})
+
+test('the saved-at time is a relative time and the banner clears when the network is back', () => {
+  const { doc, banner } = page('2026-12-01T09:40:00.000Z')
+  const time = { name: 'time', dataset: {} }
+  doc.createElement = () => time
+  const listeners = {}
+  const win = { addEventListener: (type, fn) => (listeners[type] = fn) }
+  assert.equal(showOfflineBanner(doc, 'en'), true)
+  assert.equal(time.dataset.ptrTime, '')
+  const clear = clearOfflineBannerWhenOnline(doc, win)
+  assert.equal(banner.hidden, false)
+  listeners.online()
+  assert.equal(banner.hidden, true)
+  // A refresh that reached the server (feed.mjs calls the function) clears it too.
+  banner.hidden = false
+  clear()
+  assert.equal(banner.hidden, true)
 })

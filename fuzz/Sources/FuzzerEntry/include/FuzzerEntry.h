@@ -4,3 +4,5 @@
 
 int fuzz_mustache_main(int argc, char **argv);
 int fuzz_request_main(int argc, char **argv);
+int fuzz_feed_main(int argc, char **argv);
+int fuzz_image_main(int argc, char **argv);

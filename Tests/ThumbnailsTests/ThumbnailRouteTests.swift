@@ -1,0 +1,182 @@
+import Feed
+import Foundation
+import HTTPServer
+import Images
+import Metrics
+import TestSupport
+import Testing
+import Thumbnails
+import Upstream
+
+/// `GET /img/{id}?w=` on a real port, with items whose pictures live on the loopback image host.
+@Suite("Thumbnails on a real port") struct ThumbnailRouteTests {
+    /// A store, the thumbnail route (with the feed's own routes, for the error pages) and a server.
+    final class Harness: Sendable {
+        let server: Server
+        let service: ThumbnailService
+        let metrics: MetricsRegistry
+        let host: ImageHost
+
+        /// `images` maps item ids to image-host paths (nil: an item without an image).
+        init(
+            _ images: [String: String?], policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20
+        ) throws {
+            host = try ImageHost.shared.get()
+            let host = host
+            let items = images.enumerated().map { index, pair in
+                FeedItem(
+                    id: pair.key, title: "item \(index)", body: "",
+                    createdAt: Date(timeIntervalSince1970: Double(index)),
+                    image: pair.value.map { host.url($0).absoluteString })
+            }
+            let store = FeedStore(
+                initial: items, source: Unchanging(items: items), delay: .zero, maxItems: 100)
+            metrics = MetricsRegistry()
+            service = ThumbnailService(
+                store: store,
+                fetcher: ImageFetcher(
+                    limits: FetchLimits(connectTimeout: 2, totalTimeout: 5), policy: policy),
+                cacheBytes: cacheBytes, logger: Logger(quiet: true), metrics: metrics)
+            var router = Router(logger: Logger(quiet: true))
+            service.register(on: &router)
+            var options = ServerOptions()
+            options.port = 0
+            options.threads = 2
+            server = try Server(router: router, options: options, logger: Logger(quiet: true))
+        }
+
+        func get(_ target: String, accept: String? = "image/avif,image/webp,*/*", headers: String = "")
+            async throws -> RawResponse
+        {
+            let acceptLine = accept.map { "Accept: \($0)\r\n" } ?? ""
+            return try await RawConnection.exchange(
+                port: server.port, ["GET \(target) HTTP/1.1\r\nHost: x\r\n\(acceptLine)\(headers)\r\n"])[0]
+        }
+    }
+
+    struct Unchanging: FeedSource {
+        let items: [FeedItem]
+        func fetch(current: [FeedItem]) async throws -> [FeedItem] { items }
+    }
+
+    @Test("every width, WebP or JPEG by Accept, immutable, ETag and 304")
+    func widthsAndFormats() async throws {
+        let harness = try Harness(["a": "/f/photo.jpg?t=widths", "tag:x/y z": "/f/photo.png?t=widths"])
+        for width in ThumbnailSlot.widths {
+            for (accept, type) in [
+                ("image/webp,*/*", "image/webp"), ("image/png,image/*;q=0.8", "image/jpeg"),
+            ] {
+                let response = try await harness.get(
+                    ThumbnailSlot.path(itemID: "a", width: width), accept: accept)
+                #expect(response.status == 200)
+                #expect(response.header("Content-Type") == type)
+                #expect(response.header("Cache-Control") == "public, max-age=604800, immutable")
+                #expect(response.header("Vary") == "Accept")
+                let header = try response.body.withUnsafeBytes { try ImageHeader.read($0) }
+                #expect(header.width == width && header.height == width)
+                let etag = try #require(response.header("ETag"))
+                let again = try await harness.get(
+                    ThumbnailSlot.path(itemID: "a", width: width), accept: accept,
+                    headers: "If-None-Match: \(etag)\r\n")
+                #expect(again.status == 304 && again.body.isEmpty)
+            }
+        }
+        // An id with reserved characters, percent-encoded in the path.
+        let odd = try await harness.get(ThumbnailSlot.path(itemID: "tag:x/y z", width: 96))
+        #expect(odd.status == 200)
+        // Made once per (width, format): ten fetches, none for the 304s.
+        #expect(try harness.host.requests(for: "/f/photo.jpg?t=widths") == 10)
+        await harness.server.shutdown()
+    }
+
+    @Test("bad width 400, unknown item or no image 404")
+    func refusals() async throws {
+        let harness = try Harness(["a": "/f/photo.jpg", "plain": nil])
+        for target in ["/img/a?w=100", "/img/a?w=10000", "/img/a", "/img/a?w=abc", "/img/a?w=-96"] {
+            #expect(try await harness.get(target).status == 400, "\(target)")
+        }
+        #expect(try await harness.get("/img/nope?w=160").status == 404)
+        #expect(try await harness.get("/img/plain?w=160").status == 404)
+        #expect(try await harness.get("/img/?w=160").status == 404)
+        await harness.server.shutdown()
+    }
+
+    @Test("SVG, HTML as an image, over 8 MiB, a bomb, a truncated JPEG: 502 for that image only")
+    func badOriginals() async throws {
+        let harness = try Harness([
+            "svg": "/f/drawing.svg", "html": "/as/image_jpeg/page.html", "big": "/f/oversized.jpg",
+            "bomb": "/f/bomb.png", "cut": "/f/truncated.jpg?t=bad", "good": "/f/photo.webp?t=bad",
+        ])
+        for id in ["svg", "html", "big", "bomb", "cut"] {
+            let response = try await harness.get("/img/\(id)?w=160")
+            #expect(response.status == 502, "\(id)")
+            #expect(response.header("Cache-Control") == "no-store", "\(id)")
+        }
+        #expect(try await harness.get("/img/good?w=160").status == 200)
+        let exposition = harness.metrics.exposition()
+        for reason in [
+            "content_type", "too_large", "image_too_large", "image_undecodable", "image_unsupported",
+        ] {
+            #expect(
+                exposition.contains("pullrefresh_thumbnail_failures_total{reason=\"\(reason)\"} 1"),
+                "\(reason)")
+        }
+        // Failures are remembered: asking again does not fetch again.
+        #expect(try await harness.get("/img/cut?w=240").status == 502)
+        #expect(try harness.host.requests(for: "/f/truncated.jpg?t=bad") == 1)
+        await harness.server.shutdown()
+    }
+
+    @Test("loopback pictures are refused without --allow-private-images")
+    func privateRefused() async throws {
+        let harness = try Harness(["a": "/f/private-only.jpg"], policy: .publicOnly)
+        #expect(try await harness.get("/img/a?w=160").status == 502)
+        #expect(try harness.host.requests(for: "/f/private-only.jpg") == 0)
+        #expect(
+            harness.metrics.exposition().contains(
+                "pullrefresh_thumbnail_failures_total{reason=\"blocked_address\"} 1"))
+        await harness.server.shutdown()
+    }
+
+    @Test("100 concurrent requests for one new thumbnail: one fetch, one resize")
+    func singleFlight() async throws {
+        let harness = try Harness(["a": "/slow/400/photo.jpg"])
+        let port = harness.server.port
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 {
+                group.addTask {
+                    try await RawConnection.exchange(
+                        port: port, ["GET /img/a?w=320 HTTP/1.1\r\nHost: x\r\nAccept: image/webp\r\n\r\n"])[0]
+                        .status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.count == 100 && statuses.allSatisfy { $0 == 200 })
+        #expect(try harness.host.requests(for: "/slow/400/photo.jpg") == 1)
+        #expect(harness.metrics.exposition().contains("pullrefresh_thumbnails_made_total 1\n"))
+        await harness.server.shutdown()
+    }
+
+    @Test("the cache stays within its bound, least recently used out")
+    func bounded() async throws {
+        let names = ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "large.jpg", "halves.jpg"]
+        var images: [String: String?] = [:]
+        for (index, name) in names.enumerated() { images["i\(index)"] = "/f/\(name)?t=bounded" }
+        let capacity = 60_000
+        let harness = try Harness(images, cacheBytes: capacity)
+        for index in names.indices {
+            #expect(try await harness.get("/img/i\(index)?w=480").status == 200)
+            #expect(harness.service.cacheUsage.bytes <= capacity)
+        }
+        let usage = harness.service.cacheUsage
+        #expect(usage.entries < names.count && usage.entries >= 1)
+        // The most recent is kept: asking again is a hit, no new fetch.
+        #expect(try await harness.get("/img/i5?w=480").status == 200)
+        #expect(try harness.host.requests(for: "/f/halves.jpg?t=bounded") == 1)
+        // The first was evicted: asking again fetches again.
+        #expect(try await harness.get("/img/i0?w=480").status == 200)
+        #expect(try harness.host.requests(for: "/f/photo.jpg?t=bounded") == 2)
+        await harness.server.shutdown()
+    }
+}
