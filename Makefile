@@ -10,6 +10,7 @@ PYTHON ?= python3
 
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 .PHONY: cluster-deps cluster-test browser-test-https image-test-deps
+.PHONY: soak soak-test
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
@@ -174,10 +175,23 @@ ops-test: build-debug ops-deps
 cluster-test: build-debug cluster-deps browser-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
 
+## The soak (Tests/soak/soak.py): two instances on a real redis-server under mixed load (page,
+## API with revalidation, statics, refreshes, event streams that reconnect with Last-Event-ID)
+## for SOAK_SECONDS, through a fault schedule (refresh storm, Redis restarted empty, Redis frozen,
+## an instance killed -9 and restarted, idle connections, oversized bodies); prints one summary
+## table and fails on any failed check. `make test` runs it for 60 s (soak-test).
+SOAK_SECONDS ?= 300
+soak: build-debug cluster-deps
+	SOAK_SECONDS=$(SOAK_SECONDS) PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) Tests/soak/soak.py
+
+soak-test: build-debug cluster-deps
+	SOAK_SECONDS=60 PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) Tests/soak/soak.py
+
 ## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
-## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests.
-test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test
+## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
+## and the soak for 60 s.
+test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

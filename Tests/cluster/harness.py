@@ -156,18 +156,23 @@ class Instance:
         os.kill(self.pid, number)
 
     def stop(self):
-        if self.proc.poll() is None:
-            try:
-                os.kill(self.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
+        stop_process(self.proc)
+
+
+def stop_process(proc):
+    """SIGCONT (it may be frozen), SIGTERM, up to 20 s for the drain, else SIGKILL; by its PID."""
+    if proc.poll() is None:
+        try:
+            os.kill(proc.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    proc.stdout.close()
 
 
 class CutProxy:
