@@ -126,6 +126,14 @@ build-debug: deps
 run: build
 	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
 
+## The same over HTTPS for phones on the LAN (scripts/run-tls): a local CA and a certificate for
+## this machine's names and addresses in .tls/ (git-ignored), how to trust the CA on iOS and
+## Android, then the server on 0.0.0.0:8443 (override: make run-tls PORT=9443 ARGS="…").
+.PHONY: run-tls
+run-tls: build
+	@scripts/ensure-packages openssl
+	PORT=$(if $(filter 8080,$(PORT)),8443,$(PORT)) scripts/run-tls $(ARGS)
+
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
