@@ -129,6 +129,20 @@ build-debug: deps
 run: build
 	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
 
+## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
+## headless Chromium as a 390×844 phone (scripts/screenshots.py).
+.PHONY: screenshots
+screenshots: build-debug browser-deps
+	$(PYTHON) scripts/screenshots.py --bin $(CURDIR)/.build/debug/pullrefresh --out docs/screenshots
+
+## The same over HTTPS for phones on the LAN (scripts/run-tls): a local CA and a certificate for
+## this machine's names and addresses in .tls/ (git-ignored), how to trust the CA on iOS and
+## Android, then the server on 0.0.0.0:8443 (override: make run-tls PORT=9443 ARGS="…").
+.PHONY: run-tls
+run-tls: build
+	@scripts/ensure-packages openssl
+	PORT=$(if $(filter 8080,$(PORT)),8443,$(PORT)) scripts/run-tls $(ARGS)
+
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 

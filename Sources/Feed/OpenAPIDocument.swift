@@ -30,7 +30,7 @@ enum OpenAPIDocument {
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
                    "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
-                  {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it.",
+                  {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it. One above the current version (a client of an earlier run) is read as 0: every item.",
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},

@@ -9,7 +9,7 @@ public struct PageRenderer: Sendable {
     public enum Layout: String, Sendable, CaseIterable {
         /// One item per row.
         case list
-        /// Three columns.
+        /// Compact cards in columns: two on a phone (under 600 px), three when wider.
         case grid
 
         /// Where an item's picture sits in this layout.
