@@ -247,7 +247,8 @@ struct ProcessTests {
         // No image: the picture's section (standalone lines) leaves nothing.
         .replacingOccurrences(
             of: #"(?s) *\{\{#thumb\}\}.*?\{\{/thumb\}\}\n"#, with: "",
-            options: .regularExpression)
+            options: .regularExpression
+        )
         .replacingOccurrences(of: "{{^url}}", with: "").replacingOccurrences(of: "{{/url}}", with: "")
         .replacingOccurrences(of: "{{id}}", with: "7")
         .replacingOccurrences(of: "{{title}}", with: "&lt;b&gt;Hi&lt;/b&gt;")

@@ -33,6 +33,12 @@ import Testing
         }
     }
 
+    @Test("libvips starts with its HEIF module (AVIF in and out)")
+    func started() {
+        let state = Thumbnailer.start()
+        #expect(state.started && state.heif)
+    }
+
     @Test("never enlarges: a 100x80 original at 480 stays within 100x80")
     func neverEnlarges() throws {
         let thumbnail = try thumbnailer.thumbnail(
