@@ -214,7 +214,8 @@ test: deps lint client-check icons-check swift-test js-test contract-test browse
 ## bench/COMPRESSION.md; installs nginx and brotli when missing); then first paint and pull-to-paint
 ## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
 ## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
-## bench/CLUSTER.md).
+## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
+## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md).
 bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
@@ -224,6 +225,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/events.py
 	$(PYTHON) bench/instructions.py
 	$(PYTHON) bench/river.py
+	$(PYTHON) bench/thumbnails.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

@@ -2,6 +2,7 @@ import CMalloc
 import Feed
 import Foundation
 import HTTPServer
+import Images
 import Metrics
 import Mustache
 import RedisFeed
@@ -46,6 +47,7 @@ enum ServeCommand {
             return fail(error.description)
         }
         let logger = Logger(quiet: config.quiet, format: config.logFormat)
+        startImages(logger: logger)
         let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
         let schedule: RefreshService?
@@ -157,6 +159,16 @@ enum ServeCommand {
                 config.refreshEvery.map { _ in RefreshService(river: river, backend: store, logger: logger) }
             }
         )
+    }
+
+    /// libvips, started while this is the only thread (it sets an environment variable).
+    static func startImages(logger: Logger) {
+        let images = Thumbnailer.start()
+        if !images.started {
+            logger.warning("libvips did not start: /img/ answers 502")
+        } else if !images.heif {
+            logger.warning("libvips' HEIF module did not load: AVIF and HEIF pictures are refused")
+        }
     }
 
     /// `GET /img/{id}?w=`: item pictures fetched with the source's timeouts, never from inside
