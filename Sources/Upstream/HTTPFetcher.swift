@@ -3,8 +3,9 @@ import Foundation
 
 /// HTTP GETs through libcurl: connect and total timeouts, a body cap counted while reading,
 /// at most `maxRedirects` redirects and only to http/https, `Accept-Encoding: gzip`, and
-/// conditional requests. The only code that sees libcurl's pointers. Each transfer blocks a
-/// thread of its own, never Swift's cooperative pool.
+/// conditional requests. The only code that sees libcurl's pointers. Each transfer blocks one
+/// of the ``TransferThreads`` (kept between transfers, with their handles and connections),
+/// never Swift's cooperative pool.
 public struct HTTPFetcher: Sendable {
     /// What every fetch may cost.
     public let limits: FetchLimits
@@ -25,12 +26,11 @@ public struct HTTPFetcher: Sendable {
     {
         let limits = limits
         let result: Result<FetchResponse, UpstreamError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            TransferThreads.shared.run { handle in
                 continuation.resume(
-                    returning: Self.perform(url, etag: etag, lastModified: lastModified, limits))
+                    returning: Self.perform(
+                        url, etag: etag, lastModified: lastModified, limits, handle: handle))
             }
-            thread.name = "pullrefresh-upstream"
-            thread.start()
         }
         return try result.get()
     }
@@ -58,14 +58,20 @@ public struct HTTPFetcher: Sendable {
         return length
     }
 
-    private static func perform(_ url: URL, etag: String?, lastModified: String?, _ limits: FetchLimits)
+    /// One transfer on `handle` (fresh, or reset by ``TransferThreads``: options cleared, its
+    /// connection cache kept).
+    private static func perform(
+        _ url: URL, etag: String?, lastModified: String?, _ limits: FetchLimits,
+        handle: UnsafeMutableRawPointer?
+    )
         -> Result<FetchResponse, UpstreamError>
     {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .failure(UpstreamError("\(url.absoluteString) is not an http or https URL"))
         }
-        guard let handle = curl_easy_init() else { return .failure(UpstreamError("libcurl could not start")) }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle else {
+            return .failure(UpstreamError("libcurl could not start", reason: .transport))
+        }
         let sink = Sink(maxBytes: limits.maxBytes)
         var headers: UnsafeMutablePointer<curl_slist>?
         headers = curl_slist_append(
