@@ -205,7 +205,8 @@ struct LenientFeedTests {
 
     @Test func atomWithoutItsNamespace() throws {
         let xml = """
-            <feed><entry><id>n1</id><title>No namespace</title><link href="https://e.org/n1"/>
+            <feed><entry><id>n1</id><title>No namespace</title>
+            <source><link href="https://elsewhere.example/feed"/></source><link href="https://e.org/n1"/>
             <updated>2026-01-05T00:00:00Z</updated><summary>Still Atom</summary></entry></feed>
             """
         let entries = try FeedDocument.parse(Data(xml.utf8), contentType: "text/xml", base: Self.base)
