@@ -56,9 +56,11 @@ class Redis:
         wait_for(lambda: self.ping(), "redis-server to answer PING")
 
     def ping(self):
+        """Whether Redis answers, with its data loaded (a restart from an append-only file answers
+        `-LOADING` for a moment: not ready yet)."""
         try:
             return self.cli("PING") == "PONG"
-        except OSError:
+        except (OSError, RuntimeError):
             return False
 
     def stop(self):
