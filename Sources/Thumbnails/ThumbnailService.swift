@@ -44,7 +44,7 @@ public final class ThumbnailService: Sendable {
         index = ImageIndex(store: store)
         cache = ThumbnailCache(capacity: cacheBytes)
         failures = FailureCache(ttl: failureTTL)
-        resizes = ResizeQueue(lanes: ProcessInfo.processInfo.activeProcessorCount)
+        resizes = ResizeQueue.shared
         self.metrics = ThumbnailMetrics(registry: metrics ?? MetricsRegistry(), cache: cache)
     }
 

@@ -9,7 +9,7 @@ import Thumbnails
 import Upstream
 
 /// `GET /img/{id}?w=` on a real port, with items whose pictures live on the loopback image host.
-@Suite("Thumbnails on a real port") struct ThumbnailRouteTests {
+@Suite("Thumbnails on a real port", .serialized) struct ThumbnailRouteTests {
     /// A store, the thumbnail route (with the feed's own routes, for the error pages) and a server.
     final class Harness: Sendable {
         let server: Server
@@ -160,7 +160,7 @@ import Upstream
 
     @Test("the cache stays within its bound, least recently used out")
     func bounded() async throws {
-        let names = ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "large.jpg", "halves.jpg"]
+        let names = ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "rotated.jpg", "halves.jpg"]
         var images: [String: String?] = [:]
         for (index, name) in names.enumerated() { images["i\(index)"] = "/f/\(name)?t=bounded" }
         let capacity = 60_000

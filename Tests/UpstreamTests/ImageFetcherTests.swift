@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Upstream
 
-@Suite("Image fetch: limits, content types, addresses") struct ImageFetcherTests {
+@Suite("Image fetch: limits, content types, addresses", .serialized) struct ImageFetcherTests {
     /// Allows exactly 127.0.0.1 (the test host) and nothing else inside the network.
     let onlyFirstLoopback = AddressPolicy(allowsPrivate: false, alsoAllowed: [[127, 0, 0, 1]])
 
