@@ -1,13 +1,10 @@
 import Foundation
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// An OPML 2.0 subscription list (what every feed reader exports) → subscriptions: every
 /// `<outline>` with an `xmlUrl`, at any depth (folders are flattened), in document order,
-/// duplicates dropped. Parsed like feeds are: FoundationXML's `XMLParser`, entity declarations
-/// refused before parsing, external entities never loaded.
+/// duplicates dropped. Read like feeds are, by ``XMLStreamReader`` (libxml2; entity declarations
+/// refused before parsing, external entities never loaded), but not leniently: the file is the
+/// operator's own, so any XML error is reported with its line instead of being recovered from.
 public enum SubscriptionList {
     /// The most sources a river takes.
     public static let maxSources = 500
@@ -39,18 +36,13 @@ public enum SubscriptionList {
     /// The subscriptions of an OPML document.
     public static func parse(_ data: Data) throws(UpstreamError) -> [Subscription] {
         try XMLFeedParser.refuseEntityDeclarations(data)
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
         let collector = Collector()
-        parser.delegate = collector
-        let finished = parser.parse()
+        let report = XMLStreamReader.read(data, charset: nil, into: collector)
         if let refusal = collector.refusal { throw refusal }
-        guard finished, parser.parserError == nil else {
-            throw UpstreamError(
-                "not well-formed XML (line \(parser.lineNumber), column \(parser.columnNumber))")
-        }
-        guard collector.root == "opml" else {
-            throw UpstreamError("not an OPML document (root <\(collector.root ?? "?")>)")
+        if let stopped = report.stopped { throw UpstreamError("not read: \(stopped)") }
+        if let first = report.errors.first { throw UpstreamError("not well-formed XML (\(first))") }
+        guard collector.root == XMLName(local: "opml") else {
+            throw UpstreamError("not an OPML document (root <\(collector.root?.local ?? "?")>)")
         }
         guard !collector.subscriptions.isEmpty else {
             throw UpstreamError("no <outline> has an xmlUrl")
@@ -58,47 +50,34 @@ public enum SubscriptionList {
         return collector.subscriptions
     }
 
-    private final class Collector: NSObject, XMLParserDelegate {
-        var root: String?
+    private final class Collector: XMLEventHandler {
+        var root: XMLName?
         var subscriptions: [Subscription] = []
+        /// The first problem with an outline; later outlines are then ignored.
         var refusal: UpstreamError?
         private var seen = Set<String>()
 
-        func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-            qualifiedName: String?, attributes: [String: String] = [:]
-        ) {
-            if root == nil { root = elementName }
-            guard elementName == "outline",
-                let text = attributes["xmlUrl"]?.trimmingCharacters(in: .whitespaces)
+        func startElement(_ name: XMLName, attributes: [XMLAttribute]) {
+            if root == nil { root = name }
+            guard refusal == nil, name.local == "outline",
+                let text = attributes.value(of: "xmlUrl")?.trimmingCharacters(in: .whitespaces)
             else { return }
             guard let url = URL(string: text), Subscription.isAcceptable(url) else {
-                fail(parser, "xmlUrl '\(text.prefix(200))' is not an http:// or https:// URL")
+                refusal = UpstreamError("xmlUrl '\(text.prefix(200))' is not an http:// or https:// URL")
                 return
             }
             guard seen.insert(SourceKey.of(url)).inserted else { return }
             guard subscriptions.count < maxSources else {
-                fail(parser, "more than \(maxSources) feeds")
+                refusal = UpstreamError("more than \(maxSources) feeds")
                 return
             }
-            let title = [attributes["title"], attributes["text"]].lazy.compactMap { $0 }
+            let title = [attributes.value(of: "title"), attributes.value(of: "text")].lazy.compactMap { $0 }
                 .map { PlainText.collapse($0, limit: FeedEntries.maxTitle) }.first { !$0.isEmpty }
             subscriptions.append(Subscription(url: url, title: title))
         }
 
-        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?)
-        {
-            fail(parser, "entity declarations are refused")
-        }
+        func endElement(_ name: XMLName) {}
 
-        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-            fail(parser, "the undeclared entity &\(name); is refused")
-            return nil
-        }
-
-        private func fail(_ parser: XMLParser, _ message: String) {
-            if refusal == nil { refusal = UpstreamError(message) }
-            parser.abortParsing()
-        }
+        func characters(_ text: String) {}
     }
 }

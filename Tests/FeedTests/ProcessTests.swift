@@ -215,7 +215,8 @@ struct ProcessTests {
         #expect(responses[0].status == 200 && responses[1].status == 200)
         #expect(
             responses[2].text
-                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"}}"
+                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"},"
+                + "\"sources\":{\"ok\":1,\"failing\":[]}}"
         )
         #expect(responses[3].text.contains("\"title\":\"Fish & chips 3\""))
         #expect(try await RawConnection.offPool { server.stop() } == 0)
