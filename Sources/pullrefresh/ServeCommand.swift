@@ -77,8 +77,11 @@ enum ServeCommand {
         schedule?.start()
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
-        await schedule?.stop()
+        // The schedule stops beside the server's shutdown, not before it: a scheduled fetch in
+        // flight (up to --source-timeout) must not hold back the pending requests' grace.
+        async let scheduleStopped: Void = schedule?.stop() ?? ()
         await server.shutdown()
+        await scheduleStopped
         (app.store as? RedisFeedStore)?.close()
         return 0
     }
