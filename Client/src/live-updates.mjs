@@ -33,8 +33,9 @@ export function startLiveUpdates(root, endpoints = {}) {
   const noop = { stop() {}, open() {}, close() {} }
   if (!pill || typeof EventSource !== 'function') return noop
   // Where the gesture's `live` refresh fetches from: the items API's HTML fragment, which
-  // takes `since` like the refresh does but reloads nothing.
-  data.ptrLiveEndpoint = endpoints.items || '/api/items?limit=100'
+  // takes `since` like the refresh does but reloads nothing. A page showing one source of a
+  // river names its own (`data-ptr-live-endpoint`, with `source=`).
+  data.ptrLiveEndpoint = endpoints.items || data.ptrLiveEndpoint || '/api/items?limit=100'
 
   /** The newest version the stream told of; never below the version on screen. */
   let known = Number(data.ptrVersion) || 0

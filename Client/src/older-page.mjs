@@ -32,7 +32,7 @@ export const ITEMS_ENDPOINT = '/api/items'
  */
 
 /**
- * `GET /api/items?cursor=<cursor>&limit=<page size>[&lang=xx]` for a link.
+ * `GET /api/items?cursor=<cursor>&limit=<page size>[&lang=xx][&source=key]` for a link.
  * @param {OlderLink} link
  * @returns {URL}
  */
@@ -42,8 +42,12 @@ export function olderItemsURL({ href, cursor, pageSize }) {
   if (pageSize) url.searchParams.set('limit', pageSize)
   // The link carries `lang` only when the reader chose a language: then the fragment must be in
   // it too. Otherwise the server negotiates Accept-Language, as it did for the page itself.
-  const lang = new URL(href).searchParams.get('lang')
+  const query = new URL(href).searchParams
+  const lang = query.get('lang')
   if (lang) url.searchParams.set('lang', lang)
+  // A page of one source of a river: its older items are that source's too.
+  const source = query.get('source')
+  if (source) url.searchParams.set('source', source)
   return url
 }
 

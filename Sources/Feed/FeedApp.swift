@@ -27,8 +27,8 @@ public final class FeedApp: Sendable {
     }
 
     enum RefreshKey: Hashable, Sendable {
-        case fragment(since: Int, language: String)
-        case json(since: Int, limit: Int, cursor: ItemsQuery.Cursor?)
+        case fragment(since: Int, language: String, source: String?)
+        case json(since: Int, limit: Int, cursor: ItemsQuery.Cursor?, source: String?)
     }
 
     /// The store behind every route.
@@ -278,6 +278,7 @@ public final class FeedApp: Sendable {
         // The body is validated even when the query also names `since` (the query wins).
         let bodySince = try ItemsQuery.since(fromBody: request.body)
         if query.since == nil { query.since = bodySince }
+        let only = try sourceFilter(request)
         // Without `since`, "added" is what this reload added: items newer than the version
         // published when the caller arrived, which is the one the reload it joins started from.
         let arrivedAt = store.currentVersion
@@ -287,13 +288,14 @@ public final class FeedApp: Sendable {
         } catch {
             throw refreshFailure(error)
         }
-        let snapshot = outcome.snapshot
+        // A page of one source of a river refreshes with `?source=`: its items and what was added.
+        let snapshot = only.map { outcome.snapshot.only(sourceKey: $0.key) } ?? outcome.snapshot
         let since = query.sinceClamped(to: snapshot.version).since ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
             let (language, _) = try language(for: request)
-            let key = RefreshKey.fragment(since: since, language: language)
+            let key = RefreshKey.fragment(since: since, language: language, source: only?.key)
             return try refreshBodies.value(version: snapshot.revision, key: key) {
                 var headers = Self.refreshHeaders(snapshot, added: added.count)
                 headers.set("Content-Type", "text/html; charset=utf-8")
@@ -303,7 +305,7 @@ public final class FeedApp: Sendable {
                 return Representation(etag: nil, headers: headers, body: body)
             }.response(to: request)
         }
-        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor)
+        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor, source: only?.key)
         return refreshBodies.value(version: snapshot.revision, key: key) {
             var headers = Self.refreshHeaders(snapshot, added: added.count)
             headers.set("Content-Type", "application/json; charset=utf-8")

@@ -63,7 +63,9 @@ enum OpenAPIDocument {
                 "description": "Waits for the shared reload. `since` comes from the query or the JSON body; without it, `added` holds the items this reload added (newer than the version current when the request arrived). With `Accept: text/html` the answer is an HTML fragment of the added items (one `<li>` each) instead of JSON.",
                 "parameters": [
                   {"name": "since", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
-                  {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}}
+                  {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
+                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of this source only (the reload is the whole river's).",
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}}
                 ],
                 "requestBody": {
                   "required": false,
@@ -86,6 +88,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {"$ref": "#/components/responses/BadRequest"},
+                  "404": {"$ref": "#/components/responses/Error"},
                   "413": {"$ref": "#/components/responses/Error"},
                   "502": {"$ref": "#/components/responses/Error"},
                   "503": {"$ref": "#/components/responses/Unavailable"}

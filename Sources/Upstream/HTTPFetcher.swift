@@ -196,10 +196,14 @@ public struct HTTPFetcher: Sendable {
             let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             switch code {
             case CURLE_OPERATION_TIMEDOUT:
-                var connected = 0.0
-                pullrefresh_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connected)
+                // A connection reused from the handle's cache has no connect time; a request that
+                // went out (a non-zero request size) means we were connected either way.
+                var connectTime = 0.0
+                pullrefresh_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectTime)
+                var requestBytes = 0
+                pullrefresh_curl_get_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
                 let phase =
-                    connected == 0
+                    connectTime == 0 && requestBytes == 0
                     ? "could not be connected to within \(limits.connectTimeout) s"
                     : "did not finish within \(limits.totalTimeout) s"
                 return .failure(UpstreamError("\(host) timed out: it \(phase) (\(reason))", kind: .timeout))

@@ -83,8 +83,11 @@ enum ServeCommand {
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         signals.whenRepeated { name in logger.notice("received \(name) again: still draining") }
-        await schedule?.stop()
+        // The schedule stops beside the server's shutdown, not before it: a scheduled fetch in
+        // flight (up to --source-timeout) must not hold back the pending requests' grace.
+        async let scheduleStopped: Void = schedule?.stop() ?? ()
         await server.shutdown()
+        await scheduleStopped
         (app.store as? RedisFeedStore)?.close()
         return 0
     }

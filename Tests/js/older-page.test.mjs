@@ -35,6 +35,12 @@ test('the request: /api/items with the cursor and the page size, on the link\'s 
   assert.equal(url.href, `${PAGE}/api/items?cursor=1795960421463.11&limit=30`)
 })
 
+test('a page of one source of a river asks for that source\'s older items', () => {
+  const url = olderItemsURL({ href: `${PAGE}/?before=9.1&source=0123456789ab`, cursor: '9.1' })
+  assert.equal(url.searchParams.get('source'), '0123456789ab')
+  assert.equal(olderItemsURL({ href: `${PAGE}/?before=9.1`, cursor: '9.1' }).searchParams.has('source'), false)
+})
+
 test('lang only when the link carries one (the reader chose it)', () => {
   const chosen = olderItemsURL({ href: `${PAGE}/?before=9.1&lang=tr`, cursor: '9.1' })
   assert.equal(chosen.searchParams.get('lang'), 'tr')
