@@ -129,6 +129,20 @@ build-debug: deps
 run: build
 	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
 
+## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
+## headless Chromium as a 390×844 phone (scripts/screenshots.py).
+.PHONY: screenshots
+screenshots: build-debug browser-deps
+	$(PYTHON) scripts/screenshots.py --bin $(CURDIR)/.build/debug/pullrefresh --out docs/screenshots
+
+## The same over HTTPS for phones on the LAN (scripts/run-tls): a local CA and a certificate for
+## this machine's names and addresses in .tls/ (git-ignored), how to trust the CA on iOS and
+## Android, then the server on 0.0.0.0:8443 (override: make run-tls PORT=9443 ARGS="…").
+.PHONY: run-tls
+run-tls: build
+	@scripts/ensure-packages openssl
+	PORT=$(if $(filter 8080,$(PORT)),8443,$(PORT)) scripts/run-tls $(ARGS)
+
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
@@ -200,7 +214,8 @@ test: deps lint client-check icons-check swift-test js-test contract-test browse
 ## bench/COMPRESSION.md; installs nginx and brotli when missing); then first paint and pull-to-paint
 ## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
 ## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
-## bench/CLUSTER.md).
+## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
+## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md).
 bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
@@ -209,6 +224,8 @@ bench: deps cluster-deps
 	$(PYTHON) bench/cluster.py
 	$(PYTHON) bench/events.py
 	$(PYTHON) bench/instructions.py
+	$(PYTHON) bench/river.py
+	$(PYTHON) bench/thumbnails.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps

@@ -39,13 +39,16 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
         .target(name: "Images", dependencies: ["CVips"]),
-        .target(name: "Thumbnails", dependencies: ["Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
+        .target(
+            name: "Thumbnails",
+            dependencies: ["CMalloc", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "CMalloc", "HTTPServer", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream", "Thumbnails",
+                "CMalloc", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
+                "Thumbnails",
             ]),
         .executableTarget(
             name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],

@@ -2,14 +2,68 @@
 #define PULLREFRESH_VIPS_SHIM_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <gmodule.h>
 #include <vips/vips.h>
 
 /* libvips' API is variadic (name/value option lists ended by NULL), which Swift does not import,
    and VIPS_INIT is a macro: one fixed-signature wrapper per call the Images module makes. */
 
-/* VIPS_INIT's ABI check, then vips_init. */
-static inline int pullrefresh_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
+/* The folder of the libvips shared library mapped into this process, from /proc/self/maps
+   (dladdr would need _GNU_SOURCE, which changes fd_set's field names and clashes with the other
+   C modules); NULL if not found. Free with g_free. */
+static inline gchar *pullrefresh_vips_library_folder(void) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return NULL;
+    char line[4096];
+    gchar *folder = NULL;
+    while (!folder && fgets(line, sizeof line, maps)) {
+        char *path = strchr(line, '/');
+        if (!path || !strstr(path, "/libvips.so")) continue;
+        path[strcspn(path, "\n")] = 0;
+        folder = g_path_get_dirname(path);
+    }
+    fclose(maps);
+    return folder;
+}
+
+/* VIPS_INIT's ABI check, then vips_init, without libvips' loadable modules but the HEIF one.
+   vips_init would load every module next to libvips (ImageMagick, poppler, OpenSlide, JXL and
+   HEIF on Debian), about 6 MiB of resident memory for loaders that are blocked anyway: VIPSHOME
+   points it at a folder that does not exist for the call, then only vips-heif.so (AVIF/HEIF
+   in and out) is opened from libvips' module folder. Returns 0 on success; *heif says whether
+   the HEIF module loaded. Call before other threads run (setenv). */
+static inline int pullrefresh_vips_init(const char *argv0, int *heif) {
+    const char *previous = getenv("VIPSHOME");
+    char *saved = previous ? g_strdup(previous) : NULL;
+    setenv("VIPSHOME", "/nonexistent-pullrefresh-vips-home", 1);
+    int status = VIPS_INIT(argv0);
+    if (saved) {
+        setenv("VIPSHOME", saved, 1);
+        g_free(saved);
+    } else {
+        unsetenv("VIPSHOME");
+    }
+    *heif = 0;
+    if (status != 0) return status;
+    /* The module folder beside the libvips this process mapped. (vips_guess_libdir would give
+       the fake VIPSHOME's: libvips caches its prefix.) */
+    gchar *folder = pullrefresh_vips_library_folder();
+    if (folder) {
+        gchar *path = g_strdup_printf("%s/vips-modules-%d.%d/vips-heif.so", folder, VIPS_MAJOR_VERSION,
+                                      VIPS_MINOR_VERSION);
+        GModule *module = g_module_open(path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+        if (module) {
+            g_module_make_resident(module);
+            *heif = 1;
+        }
+        g_free(path);
+        g_free(folder);
+    }
+    return 0;
+}
 
 /* Only these loaders may run (the decoders a feed's pictures need); every other loader, SVG,
    PDF, TIFF and ImageMagick among them, is blocked. */

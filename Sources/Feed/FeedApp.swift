@@ -12,9 +12,13 @@ public final class FeedApp: Sendable {
         var layout: PageRenderer.Layout
         var explicitLanguage: Bool
         var before: ItemsQuery.Cursor?
+        /// `?source=`: one source of a river.
+        var source: String? = nil
     }
 
     struct ItemsKey: Hashable, Sendable {
+        /// `?source=`: one source of a river.
+        var source: String? = nil
         var limit: Int
         var cursor: ItemsQuery.Cursor?
         var since: Int?
@@ -43,6 +47,8 @@ public final class FeedApp: Sendable {
     private let revisions: StoreRevisions
     /// The web app manifest in every UI language.
     private let manifest: WebAppManifest
+    /// The sources of a river of feeds, when there are several (`--source`, `--sources`).
+    let sources: (any SourceDirectory)?
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
@@ -52,9 +58,10 @@ public final class FeedApp: Sendable {
     public init(
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
         pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15),
-        sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil
+        sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil, sources: (any SourceDirectory)? = nil
     ) {
         self.sourceStatus = sourceStatus
+        self.sources = sources
         self.store = store
         self.renderer = renderer
         self.files = files
@@ -81,6 +88,8 @@ public final class FeedApp: Sendable {
         router.get("/favicon.ico") { request in
             try self.files.respond(relative: "icons/favicon.ico", request: request)
         }
+        router.get("/api/sources") { request in try self.sourcesList(request) }
+        router.get("/api/sources.opml") { request in try self.sourcesOPML(request) }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
         router.get("/static/*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
@@ -100,9 +109,20 @@ public final class FeedApp: Sendable {
     private func cached<Key, Value>(
         _ cache: ResponseCache<Key, Value>, key: Key, build: (FeedSnapshot) throws -> Value
     ) rethrows -> Value {
-        if let hit = cache.lookup(version: store.currentRevision, key: key) { return hit }
+        try cached(cache, key: key, content: revisions, build: build)
+    }
+
+    /// The same, versioned by `content` (a river's pages: ``PageVersion``).
+    private func cached<Key, Value>(
+        _ cache: ResponseCache<Key, Value>, key: Key, content: any VersionedContent,
+        build: (FeedSnapshot) throws -> Value
+    ) rethrows -> Value {
+        if let hit = cache.lookup(version: content.currentVersion, key: key) { return hit }
+        // The version is read before the snapshot: a reload in between only makes the entry
+        // hold newer items under an older version, which the next lookup replaces.
+        let version = content.currentVersion
         let snapshot = store.current
-        return try cache.value(version: snapshot.revision, key: key) { try build(snapshot) }
+        return try cache.value(version: version, key: key) { try build(snapshot) }
     }
 
     // MARK: Page
@@ -129,24 +149,37 @@ public final class FeedApp: Sendable {
             }
             before = cursor
         }
-        let key = PageKey(language: language, layout: layout, explicitLanguage: explicit, before: before)
-        let representation = try cached(pages, key: key) { snapshot in
+        let only = try sourceFilter(request)
+        let key = PageKey(
+            language: language, layout: layout, explicitLanguage: explicit, before: before, source: only?.key)
+        let content: any VersionedContent =
+            sources.map { PageVersion(store: store, sources: $0) } ?? revisions
+        let river = sources.map { PageRenderer.River(sources: $0, only: only) }
+        let representation = try cached(pages, key: key, content: content) { whole in
+            let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
+            // What stored responses key on (the revision, with a river's status generation), and
+            // what the ETag names (the version, the same on every instance of a cluster).
+            let generation = sources?.statusGeneration
+            let pageVersion =
+                generation.map { PageVersion.combine(revision: whole.revision, generation: $0) }
+                ?? whole.revision
+            let pageTag = generation.map { "\(whole.version)g\($0)" } ?? "\(whole.version)"
             var headers = SecurityHeaders.html
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept-Language")
             headers.set("Content-Type", "text/html; charset=utf-8")
-            let position = before.map { "-b\($0.text)" } ?? ""
+            let position = (before.map { "-b\($0.text)" } ?? "") + (only.map { "-s\($0.key)" } ?? "")
             return Representation(
                 etag:
-                    "\"\(snapshot.position.tag)-p\(snapshot.version)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
+                    "\"\(snapshot.position.tag)-p\(pageTag)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
                 headers: headers,
                 body: try renderer.page(
                     snapshot, language: language, layout: layout, explicitLanguage: explicit,
-                    pageSize: pageSize, before: before),
+                    pageSize: pageSize, before: before, river: river),
                 // The first page is what nearly every reader fetches at each version: worth the
                 // denser (slower) brotli setting. Older pages, fetched by few, get the fast one.
                 compression: before == nil ? .dense : .perVersion,
-                reusableAt: (revisions, snapshot.revision))
+                reusableAt: (content, pageVersion))
         }
         return representation.response(to: request)
     }
@@ -156,6 +189,7 @@ public final class FeedApp: Sendable {
         var back: [String] = []
         if explicit { back.append("lang=\(language)") }
         if request.queryValue("layout")?.lowercased() == "grid" { back.append("layout=grid") }
+        if let only = try sourceFilter(request) { back.append("source=\(only.key)") }
         do {
             _ = try await store.reload()
         } catch {
@@ -196,27 +230,32 @@ public final class FeedApp: Sendable {
     /// (what "load older items in place" appends), with the next cursor in `X-Feed-Next-Cursor`.
     func items(_ request: Request) throws -> Response {
         let requested = try ItemsQuery(request)
+        let only = try sourceFilter(request)
+        let filter = only.map { "-s\($0.key)" } ?? ""
         guard AcceptHeader.prefersHTML(request.headers["Accept"]) else {
             // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
             if request.queryValue("lang") != nil { _ = try language(for: request) }
-            let key = ItemsKey(limit: requested.limit, cursor: requested.cursor, since: requested.since)
-            return cached(itemBodies, key: key) { snapshot in
+            let key = ItemsKey(
+                source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since)
+            return cached(itemBodies, key: key) { whole in
+                let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
                 let query = requested.sinceClamped(to: snapshot.version)
                 return Representation(
-                    etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\"",
+                    etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\(filter)\"",
                     headers: [
                         "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache",
                         "Vary": "Accept",
                     ],
-                    body: ItemsPayload.encode(snapshot, query: query, added: nil),
+                    body: ItemsPayload.encode(snapshot, query: query, added: nil, sources: sources),
                     reusableAt: (revisions, snapshot.revision))
             }.response(to: request)
         }
         let (language, _) = try language(for: request)
         let key = ItemsKey(
-            limit: requested.limit, cursor: requested.cursor, since: requested.since,
+            source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since,
             fragmentLanguage: language)
-        return try cached(itemBodies, key: key) { snapshot in
+        return try cached(itemBodies, key: key) { whole in
+            let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
             let query = requested.sinceClamped(to: snapshot.version)
             let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
             var headers = SecurityHeaders.html
@@ -227,8 +266,9 @@ public final class FeedApp: Sendable {
             headers.set("X-Feed-Updated-At", Timestamp.iso(snapshot.updatedAt))
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
-                etag: "\"\(snapshot.position.tag)-f\(snapshot.version)-\(language)\"", headers: headers,
-                body: try renderer.fragment(page.entries.map(\.item), language: language),
+                etag: "\"\(snapshot.position.tag)-f\(snapshot.version)-\(language)\(filter)\"",
+                headers: headers,
+                body: try renderer.fragment(page.entries.map(\.item), language: language, sources: sources),
                 reusableAt: (revisions, snapshot.revision))
         }.response(to: request)
     }
@@ -259,7 +299,7 @@ public final class FeedApp: Sendable {
                 headers.set("Content-Type", "text/html; charset=utf-8")
                 headers.set("Vary", "Accept, Accept-Language")
                 for field in SecurityHeaders.html { headers.set(field.name, field.value) }
-                let body = try renderer.fragment(added.map(\.item), language: language)
+                let body = try renderer.fragment(added.map(\.item), language: language, sources: sources)
                 return Representation(etag: nil, headers: headers, body: body)
             }.response(to: request)
         }
@@ -269,7 +309,8 @@ public final class FeedApp: Sendable {
             headers.set("Content-Type", "application/json; charset=utf-8")
             headers.set("Vary", "Accept")
             return Representation(
-                etag: nil, headers: headers, body: ItemsPayload.encode(snapshot, query: query, added: added))
+                etag: nil, headers: headers,
+                body: ItemsPayload.encode(snapshot, query: query, added: added, sources: sources))
         }.response(to: request)
     }
 
@@ -323,6 +364,7 @@ public final class FeedApp: Sendable {
             }
             writer.raw("}")
         }
+        if let sources { healthOfSources(sources, into: &writer) }
         writer.raw("}")
         return Response(
             headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],

@@ -49,4 +49,13 @@ public struct FeedSnapshot: Sendable {
     public func added(since: Int) -> [FeedItem] {
         entries.lazy.filter { $0.addedIn > since }.map(\.item)
     }
+
+    /// The same version holding only the items of one river source (their ids start with
+    /// `<key>:`); what `?source=` pages and lists read.
+    public func only(sourceKey key: String) -> FeedSnapshot {
+        let prefix = key + String(RiverItemID.separator)
+        return FeedSnapshot(
+            version: version, updatedAt: updatedAt, entries: entries.filter { $0.item.id.hasPrefix(prefix) },
+            epoch: epoch, revision: revision)
+    }
 }

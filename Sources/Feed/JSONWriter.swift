@@ -63,7 +63,17 @@ struct JSONWriter {
         string(Timestamp.iso(snapshot.updatedAt))
     }
 
-    mutating func item(_ entry: FeedSnapshot.Entry) {
+    /// `{"key":"…","title":"…"`: how every description of a river source begins; the caller
+    /// adds the rest and `}`.
+    mutating func openSource(_ label: SourceLabel) {
+        raw("{\"key\":")
+        string(label.key)
+        raw(",\"title\":")
+        string(label.title)
+    }
+
+    /// One item; `source` (a river's) adds `"source":{"key","title"}`.
+    mutating func item(_ entry: FeedSnapshot.Entry, source: SourceLabel? = nil) {
         raw("{\"id\":")
         string(entry.item.id)
         raw(",\"title\":")
@@ -82,16 +92,23 @@ struct JSONWriter {
         string(Timestamp.iso(entry.item.createdAt))
         raw(",\"version\":")
         number(entry.addedIn)
+        if let source {
+            raw(",\"source\":")
+            openSource(source)
+            raw("}")
+        }
         raw("}")
     }
 
-    mutating func items(_ entries: some Collection<FeedSnapshot.Entry>) {
+    /// A JSON array of items; `sources` labels a river's items.
+    mutating func items(_ entries: some Collection<FeedSnapshot.Entry>, sources: (any SourceDirectory)? = nil)
+    {
         raw("[")
         var first = true
         for entry in entries {
             if !first { raw(",") }
             first = false
-            item(entry)
+            item(entry, source: sources?.label(forItemID: entry.item.id))
         }
         raw("]")
     }

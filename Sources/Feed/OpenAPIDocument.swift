@@ -30,10 +30,12 @@ enum OpenAPIDocument {
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
                    "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
-                  {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it.",
+                  {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it. One above the current version (a client of an earlier run) is read as 0: every item.",
                    "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
+                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
                   {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
                    "schema": {"type": "string"}}
                 ],
@@ -49,7 +51,8 @@ enum OpenAPIDocument {
                           }},
                   "304": {"description": "Not modified since the ETag given in If-None-Match.",
                           "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}},
-                  "400": {"$ref": "#/components/responses/BadRequest"}
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "404": {"$ref": "#/components/responses/Error"}
                 }
               }
             },
@@ -89,6 +92,30 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/api/sources": {
+              "get": {
+                "operationId": "listSources",
+                "summary": "The feeds of the river (--source, --sources) and how their fetches go.",
+                "description": "Empty without real upstreams. Not cached: a source's state moves without new feed versions.",
+                "responses": {
+                  "200": {"description": "Every source, in configuration order.",
+                          "content": {"application/json": {"schema": {
+                            "type": "object", "required": ["sources"], "additionalProperties": false,
+                            "properties": {"sources": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}}}
+                          }}}}
+                }
+              }
+            },
+            "/api/sources.opml": {
+              "get": {
+                "operationId": "exportSources",
+                "summary": "The sources as an OPML 2.0 subscription list (what other readers import).",
+                "responses": {
+                  "200": {"description": "One `<outline type=\"rss\">` per source.",
+                          "content": {"text/x-opml": {"schema": {"type": "string"}}}}
+                }
+              }
+            },
             "/api/openapi.json": {
               "get": {
                 "operationId": "openapi",
@@ -113,7 +140,13 @@ enum OpenAPIDocument {
                       "redis": {"enum": ["connected", "unreachable"]},
                       "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
                         "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
-                          "recovered": {"type": "string"}}}}
+                          "recovered": {"type": "string"}}},
+                      "sources": {"type": "object", "required": ["ok", "failing"], "additionalProperties": false,
+                        "properties": {"ok": {"type": "integer", "minimum": 0},
+                          "failing": {"type": "array", "items": {"type": "object", "required": ["key", "title", "error", "since"],
+                            "additionalProperties": false,
+                            "properties": {"key": {"type": "string"}, "title": {"type": "string"}, "error": {"type": "string"},
+                              "since": {"type": ["string", "null"], "format": "date-time"}}}}}}}
                   }}}}
                 }
               }
@@ -135,7 +168,28 @@ enum OpenAPIDocument {
                   "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
                   "image": {"type": "string", "description": "The item's picture upstream (absolute http or https), when the source names one. Data only: the page shows it through the server, never by this URL."},
                   "createdAt": {"type": "string", "format": "date-time"},
-                  "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."}
+                  "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."},
+                  "source": {"type": "object", "required": ["key", "title"], "additionalProperties": false,
+                    "description": "A river of feeds: the item's source (its id is `<key>:<the feed's id>`).",
+                    "properties": {"key": {"type": "string"}, "title": {"type": "string"}}}
+                }
+              },
+              "Source": {
+                "type": "object",
+                "required": ["key", "title", "url", "siteUrl", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items"],
+                "additionalProperties": false,
+                "properties": {
+                  "key": {"type": "string", "description": "Stable, from the URL: the prefix of its items' ids and the value of ?source=."},
+                  "title": {"type": "string", "description": "The OPML title, else the feed's own, else its host."},
+                  "url": {"type": "string", "description": "The feed's URL without user or password."},
+                  "siteUrl": {"type": ["string", "null"]},
+                  "ok": {"type": "boolean", "description": "Whether its last fetch succeeded."},
+                  "lastSuccess": {"type": ["string", "null"], "format": "date-time"},
+                  "lastError": {"type": ["string", "null"]},
+                  "failingSince": {"type": ["string", "null"], "format": "date-time"},
+                  "failures": {"type": "integer", "minimum": 0, "description": "Failed fetches in a row."},
+                  "nextFetch": {"type": ["string", "null"], "format": "date-time", "description": "When the schedule fetches it next; null without --refresh-every."},
+                  "items": {"type": "integer", "minimum": 0}
                 }
               },
               "ItemsPage": {

@@ -9,7 +9,7 @@ public struct PageRenderer: Sendable {
     public enum Layout: String, Sendable, CaseIterable {
         /// One item per row.
         case list
-        /// Three columns.
+        /// Compact cards in columns: two on a phone (under 600 px), three when wider.
         case grid
 
         /// Where an item's picture sits in this layout.
@@ -48,31 +48,46 @@ public struct PageRenderer: Sendable {
             before: nil)
     }
 
+    /// What a river of feeds adds to a page: each item's source, the quiet status line, and
+    /// the `?source=` filter.
+    struct River {
+        var sources: any SourceDirectory
+        /// The one source shown (`?source=`), when filtered.
+        var only: SourceLabel?
+    }
+
     /// The page of the `pageSize` items after `before` (the newest without it), with an
     /// "Older items" link to the next page when there is one.
     func page(
         _ snapshot: FeedSnapshot, language: String, layout: Layout, explicitLanguage: Bool, pageSize: Int,
-        before: ItemsQuery.Cursor?
+        before: ItemsQuery.Cursor?, river: River? = nil
     ) throws -> [UInt8] {
         var returnQuery: [String] = []
         if explicitLanguage { returnQuery.append("lang=\(language)") }
         if layout == .grid { returnQuery.append("layout=grid") }
+        // The filter is kept by the older-items link and the Refresh form.
+        if let only = river?.only { returnQuery.append("source=\(only.key)") }
         let shown = snapshot.page(after: before, limit: pageSize)
         let older: MustacheValue =
             shown.next.map {
                 .object(["cursor": .string($0.text), "pageSize": .string(String(pageSize))])
             } ?? .null
+        let sources = river?.sources
         let context: MustacheValue = .object([
             "lang": .string(language),
             "dir": .string(localizer.direction(for: language)),
             "t": strings(language),
+            "sourcesStatus": river.map { sourcesStatus($0.sources.reports, language: language) } ?? .null,
+            "only": river?.only.map { .object(["title": .string($0.title), "key": .string($0.key)]) }
+                ?? .null,
             "version": .string(String(snapshot.version)),
             "updatedAt": .string(Timestamp.iso(snapshot.updatedAt)),
             "updatedAtDisplay": .string(Timestamp.display(snapshot.updatedAt)),
             "grid": .bool(layout == .grid),
             "langQuery": explicitLanguage ? .string("lang=\(language)") : .null,
             "returnQuery": returnQuery.isEmpty ? .null : .string(returnQuery.joined(separator: "&")),
-            "items": .list(shown.entries.map { Self.itemContext($0.item, slot: layout.thumbnailSlot) }),
+            "items": .list(
+                shown.entries.map { Self.itemContext($0.item, slot: layout.thumbnailSlot, sources: sources) }),
             "older": older,
             // An older page with nothing on it is past the end of the feed, not an empty feed.
             "olderPage": .bool(before != nil),
@@ -86,10 +101,12 @@ public struct PageRenderer: Sendable {
     }
 
     /// The `<li>` elements for `items`, rendered by the same partial as the page.
-    public func fragment(_ items: [FeedItem], language: String) throws -> [UInt8] {
+    public func fragment(_ items: [FeedItem], language: String, sources: (any SourceDirectory)? = nil) throws
+        -> [UInt8]
+    {
         let context: MustacheValue = .object([
             "t": strings(language),
-            "added": .list(items.map { Self.itemContext($0, slot: .list) }),
+            "added": .list(items.map { Self.itemContext($0, slot: .list, sources: sources) }),
         ])
         var bytes: [UInt8] = []
         try library.render(context, template: "fragment", into: &bytes)
@@ -117,9 +134,28 @@ public struct PageRenderer: Sendable {
         .object(localizer.strings(for: language).mapValues { .string($0) })
     }
 
+    /// "2 of 14 feeds could not be reached" and the failing ones, or nil while all answer.
+    private func sourcesStatus(_ reports: [SourceReport], language: String) -> MustacheValue {
+        let failing = reports.filter(\.isFailing)
+        guard !failing.isEmpty else { return .null }
+        let template = localizer.strings(for: language)["sourcesFailing"] ?? "{n} of {total}"
+        let line = template.replacingOccurrences(of: "{n}", with: String(failing.count))
+            .replacingOccurrences(of: "{total}", with: String(reports.count))
+        return .object([
+            "line": .string(line),
+            "failing": .list(
+                failing.map {
+                    .object(["title": .string($0.label.title), "error": .string($0.lastError ?? "")])
+                }),
+        ])
+    }
+
     /// An item's fields for the partial. Its picture, if any, is shown through the thumbnail
     /// route (`/img/<id>?w=`) in `slot`'s square: the image's own URL never reaches the page.
-    static func itemContext(_ item: FeedItem, slot: ThumbnailSlot = .list) -> MustacheValue {
+    /// With a river, its source's label.
+    static func itemContext(
+        _ item: FeedItem, slot: ThumbnailSlot = .list, sources: (any SourceDirectory)? = nil
+    ) -> MustacheValue {
         var context: [String: MustacheValue] = [
             "id": .string(item.id),
             "title": .string(item.title),
@@ -139,6 +175,11 @@ public struct PageRenderer: Sendable {
                 "srcset": .string(srcset.joined(separator: ", ")),
                 "side": .string(String(slot.side)),
             ])
+        }
+        if let label = sources?.label(forItemID: item.id) {
+            var source: [String: MustacheValue] = ["title": .string(label.title), "key": .string(label.key)]
+            if let site = label.siteURL, ItemLink.isSafe(site) { source["siteURL"] = .string(site) }
+            context["source"] = .object(source)
         }
         return .object(context)
     }

@@ -6,15 +6,21 @@ import CVips
 /// allowed, every other one (SVG, PDF, TIFF, ImageMagick, …) blocked.
 enum ImageLibrary {
     /// Whether libvips started; read before every call into it.
-    static let started: Bool = {
-        guard pullrefresh_vips_init("pullrefresh") == 0 else { return false }
+    static var started: Bool { startup.started }
+
+    /// Whether the HEIF module (AVIF/HEIF in and out) loaded.
+    static var hasHEIF: Bool { startup.heif }
+
+    private static let startup: (started: Bool, heif: Bool) = {
+        var heif: Int32 = 0
+        guard pullrefresh_vips_init("pullrefresh", &heif) == 0 else { return (false, false) }
         vips_concurrency_set(1)
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
         vips_cache_set_max_files(0)
         pullrefresh_vips_allow_only_photo_loaders()
         pullrefresh_vips_drop_warnings()
-        return true
+        return (true, heif != 0)
     }()
 
     /// libvips' last error text, cleared. The buffer is process-wide, so under concurrency it

@@ -31,8 +31,12 @@ public struct Thumbnailer: Sendable {
         self.avifEffort = avifEffort
     }
 
-    /// Whether libvips is usable in this process.
-    public static var isAvailable: Bool { ImageLibrary.started }
+    /// Starts libvips now (it otherwise starts on first use): call once at startup, before
+    /// other threads run, since starting sets an environment variable for a moment. Returns
+    /// whether it started and whether AVIF/HEIF support (libvips' HEIF module) loaded.
+    @discardableResult public static func start() -> (started: Bool, heif: Bool) {
+        (ImageLibrary.started, ImageLibrary.hasHEIF)
+    }
 
     /// The thumbnail of `original`, fitting `side` × `side` pixels after a centre crop.
     public func thumbnail(of original: [UInt8], side: Int, format: ThumbnailFormat) throws(ImageError)
@@ -43,6 +47,9 @@ public struct Thumbnailer: Sendable {
         let result: Result<Thumbnail, ImageError> = original.withUnsafeBytes { bytes in
             Result { () throws(ImageError) in try make(bytes, side: side, format: format) }
         }
+        // libvips keeps pixel buffers per calling thread for reuse; callers here are pool
+        // threads that may never call again, so each call gives its buffers back.
+        vips_thread_shutdown()
         return try result.get()
     }
 

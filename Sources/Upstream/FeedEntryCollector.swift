@@ -74,8 +74,11 @@ final class FeedEntryCollector: XMLEventHandler {
         defer { open.append(name) }
         noteImage(name, vocabulary: vocabulary, attributes: attributes)
         if isAtomVocabulary(vocabulary), name.local == "link" {
+            // The entry's own link: not one of a <source> (the feed it was copied from).
             let relation = attributes.value(of: "rel") ?? "alternate"
-            if relation == "alternate", atomLink == nil { atomLink = attributes.value(of: "href") }
+            if relation == "alternate", atomLink == nil, open.isEmpty {
+                atomLink = attributes.value(of: "href")
+            }
             return
         }
         // A media:group holds no text of its own: its children count as the entry's.

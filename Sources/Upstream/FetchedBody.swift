@@ -12,9 +12,16 @@ public struct FetchedBody: Sendable, Equatable {
     public var lastModified: String?
     /// The URL after redirects: relative links resolve against it.
     public var finalURL: URL
+    /// Seconds the response stays fresh (`Cache-Control: max-age`, else `Expires` minus `Date`),
+    /// when the upstream says: the schedule does not fetch again before that.
+    public var freshFor: Double?
 
     /// Creates a body.
-    public init(data: Data, contentType: String?, etag: String?, lastModified: String?, finalURL: URL) {
+    public init(
+        data: Data, contentType: String?, etag: String?, lastModified: String?, finalURL: URL,
+        freshFor: Double? = nil
+    ) {
+        self.freshFor = freshFor
         self.data = data
         self.contentType = contentType
         self.etag = etag

@@ -3,8 +3,9 @@ import Foundation
 
 /// HTTP GETs through libcurl: connect and total timeouts, a body cap counted while reading,
 /// at most `maxRedirects` redirects and only to http/https, `Accept-Encoding: gzip`, and
-/// conditional requests. The only code that sees libcurl's pointers. Each transfer blocks a
-/// thread of its own, never Swift's cooperative pool.
+/// conditional requests. The only code that sees libcurl's pointers. Each transfer blocks one
+/// of the ``TransferThreads`` (kept between transfers, with their handles and connections),
+/// never Swift's cooperative pool.
 public struct HTTPFetcher: Sendable {
     /// What every fetch may cost.
     public let limits: FetchLimits
@@ -33,15 +34,13 @@ public struct HTTPFetcher: Sendable {
         "application/feed+json, application/rss+xml, application/atom+xml, application/json;q=0.9, "
         + "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
 
-    /// One GET with `options`, on a thread of its own.
+    /// One GET with `options`, on one of the kept transfer threads.
     func get(_ url: URL, _ options: TransferOptions) async throws(UpstreamError) -> FetchResponse {
         let limits = limits
         let result: Result<FetchResponse, UpstreamError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: Self.perform(url, options, limits))
+            TransferThreads.shared.run { handle in
+                continuation.resume(returning: Self.perform(url, options, limits, handle: handle))
             }
-            thread.name = "pullrefresh-upstream"
-            thread.start()
         }
         return try result.get()
     }
@@ -111,14 +110,25 @@ public struct HTTPFetcher: Sendable {
         return pullrefresh_curl_open(address)
     }
 
-    private static func perform(_ url: URL, _ options: TransferOptions, _ limits: FetchLimits)
+    /// One transfer on `keptHandle` (fresh, or reset by ``TransferThreads``: options cleared, its
+    /// connection cache kept), or on a handle of its own when `options` need one.
+    private static func perform(
+        _ url: URL, _ options: TransferOptions, _ limits: FetchLimits,
+        handle keptHandle: UnsafeMutableRawPointer?
+    )
         -> Result<FetchResponse, UpstreamError>
     {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .failure(UpstreamError("\(url.absoluteString) is not an http or https URL"))
         }
-        guard let handle = curl_easy_init() else { return .failure(UpstreamError("libcurl could not start")) }
-        defer { curl_easy_cleanup(handle) }
+        // A checked transfer (a picture: an address policy, pinned names) gets a handle of its
+        // own: a kept handle's connection cache may hold a connection no policy checked, and
+        // names pinned with CURLOPT_RESOLVE stay in a handle's DNS cache after a reset.
+        let ownHandle = options.needsOwnHandle ? curl_easy_init() : nil
+        defer { if let ownHandle { curl_easy_cleanup(ownHandle) } }
+        guard let handle = options.needsOwnHandle ? ownHandle : keptHandle else {
+            return .failure(UpstreamError("libcurl could not start", kind: .transport))
+        }
         let sink = Sink(maxBytes: limits.maxBytes, options: options, handle: handle)
         var headers: UnsafeMutablePointer<curl_slist>?
         headers = curl_slist_append(headers, "Accept: \(options.accept)")
@@ -198,21 +208,8 @@ public struct HTTPFetcher: Sendable {
                     UpstreamError(
                         "\(host) redirected more than \(limits.maxRedirects) times", kind: .redirects))
             default:
-                return .failure(UpstreamError("fetching from \(host) failed: \(reason)"))
+                return .failure(UpstreamError("fetching from \(host) failed: \(reason)", kind: .transport))
             }
-        }
-        var status = 0
-        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        if status == 304 { return .success(.notModified) }
-        guard (200...299).contains(status), status != 204 else {
-            return .failure(UpstreamError("\(host) answered HTTP \(status)", kind: .status))
-        }
-        // An empty body never reached the write callback's check.
-        guard sink.contentTypeIsAccepted() else {
-            return .failure(
-                UpstreamError(
-                    "\(host) sent \((sink.refusedContentType ?? nil) ?? "no Content-Type"), which is refused",
-                    kind: .contentType))
         }
         func string(_ info: CURLINFO) -> String? {
             var value: UnsafeMutablePointer<CChar>?
@@ -227,12 +224,31 @@ public struct HTTPFetcher: Sendable {
             else { return nil }
             return String(cString: value)
         }
+        var status = 0
+        pullrefresh_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let freshFor = CacheHeaders.freshness(
+            cacheControl: header("Cache-Control"), expires: header("Expires"), date: header("Date"))
+        if status == 304 { return .success(.notModified(freshFor: freshFor)) }
+        guard (200...299).contains(status), status != 204 else {
+            // Only these two statuses ask a client to come back later (RFC 9110 §10.2.3).
+            let retryAfter =
+                status == 429 || status == 503 ? CacheHeaders.retryAfter(header("Retry-After")) : nil
+            return .failure(
+                UpstreamError("\(host) answered HTTP \(status)", kind: .status, retryAfter: retryAfter))
+        }
+        // An empty body never reached the write callback's check.
+        guard sink.contentTypeIsAccepted() else {
+            return .failure(
+                UpstreamError(
+                    "\(host) sent \((sink.refusedContentType ?? nil) ?? "no Content-Type"), which is refused",
+                    kind: .contentType))
+        }
         let finalURL = string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? url
         return .success(
             .body(
                 FetchedBody(
                     data: sink.data, contentType: string(CURLINFO_CONTENT_TYPE), etag: header("ETag"),
-                    lastModified: header("Last-Modified"), finalURL: finalURL)))
+                    lastModified: header("Last-Modified"), finalURL: finalURL, freshFor: freshFor)))
     }
 
     /// `127.0.0.2`, `fe80:0:…`: an address's bytes for the log.

@@ -13,81 +13,106 @@ public enum PlainText {
     /// The text of `html` (with line breaks, or collapsed onto `oneLine` for titles), at most
     /// `limit` characters, and its first `<img src>`.
     public static func read(html: String, limit: Int, oneLine: Bool = false) -> Reading {
-        var raw = ""
+        var raw: [UInt8] = []
         var firstImage: String?
+        if let document = parse(html) {
+            defer { xmlFreeDoc(document) }
+            walk(document) { step in
+                switch step {
+                case .text(let content):
+                    raw.append(
+                        contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
+                case .enter(let node, let name):
+                    if blocks.contains(name) { raw.append(UInt8(ascii: "\n")) }
+                    if firstImage == nil, name == "img" { firstImage = attribute("src", of: node) }
+                case .leave(let name):
+                    if blocks.contains(name) { raw.append(UInt8(ascii: "\n")) }
+                }
+            }
+        }
+        let text = String(decoding: raw, as: UTF8.self)
+        return Reading(
+            text: oneLine ? collapse(text, limit: limit) : lines(text, limit: limit), firstImage: firstImage)
+    }
+
+    /// The HTML tree of `html`, read as UTF-8 without a word on stderr. The thread's structured
+    /// error handler is set aside meanwhile: `XMLStreamReader` may have one installed (this
+    /// runs inside its callbacks), and HTML's errors are none of its business.
+    private static func parse(_ html: String) -> htmlDocPtr? {
         var bytes = Array(html.utf8)
+        guard !bytes.isEmpty else { return nil }
         bytes.append(0)
         let options =
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
             | HTML_PARSE_NOWARNING.rawValue
         pullrefresh_xml_silence_thread()
-        let document = bytes.withUnsafeBufferPointer { buffer in
+        let savedHandler = __xmlStructuredError().pointee
+        let savedContext = __xmlStructuredErrorContext().pointee
+        xmlSetStructuredErrorFunc(nil, nil)
+        defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
+        return bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                 htmlReadMemory($0, Int32(buffer.count - 1), nil, "UTF-8", Int32(options))
             }
         }
-        if let document {
-            defer { xmlFreeDoc(document) }
-            walk(document) { node, entering in
-                if !entering {
-                    if isBlock(node) { raw.append("\n") }
-                    return
-                }
-                switch node.pointee.type {
-                case XML_TEXT_NODE:
-                    if let content = node.pointee.content { raw += String(cString: content) }
-                case XML_ELEMENT_NODE:
-                    if isBlock(node) { raw.append("\n") }
-                    if firstImage == nil, name(of: node) == "img" { firstImage = attribute("src", of: node) }
-                default: break
-                }
-            }
-        }
-        let text = oneLine ? collapse(raw, limit: limit) : lines(raw, limit: limit)
-        return Reading(text: text, firstImage: firstImage)
     }
 
     /// `text` with runs of whitespace made one space, trimmed, cut to `limit` characters.
     public static func collapse(_ text: String, limit: Int) -> String {
-        var result = ""
-        var pendingSpace = false
-        var count = 0
-        for character in text {
-            if isSpace(character) {
-                pendingSpace = !result.isEmpty
-                continue
-            }
-            if pendingSpace {
-                guard count + 1 < limit else { break }
-                result.append(" ")
-                count += 1
-                pendingSpace = false
-            }
-            guard count < limit else { break }
-            result.append(character)
-            count += 1
-        }
-        return result
+        normalize(text, limit: limit, keepingLines: false)
     }
 
     /// `text` line by line, each collapsed, blank lines dropped, joined with `\n` and cut to
     /// `limit` characters.
     public static func lines(_ text: String, limit: Int) -> String {
-        var result = ""
+        normalize(text, limit: limit, keepingLines: true)
+    }
+
+    /// One pass over the scalars, writing UTF-8 (Unicode properties are looked up only
+    /// outside ASCII). The cut counts scalars, so the result never has more than `limit`
+    /// characters.
+    private static func normalize(_ text: String, limit: Int, keepingLines: Bool) -> String {
+        var result: [UInt8] = []
+        result.reserveCapacity(min(text.utf8.count, limit * 4))
         var count = 0
-        for line in text.split(whereSeparator: \.isNewline) {
-            let room = limit - count - (result.isEmpty ? 0 : 1)
-            guard room > 0 else { break }
-            let collapsed = collapse(String(line), limit: room)
-            guard !collapsed.isEmpty else { continue }
-            if !result.isEmpty {
-                result.append("\n")
-                count += 1
+        var pending: UInt8?
+        for scalar in text.unicodeScalars {
+            if keepingLines && isLineBreak(scalar) {
+                if count > 0 { pending = UInt8(ascii: "\n") }
+                continue
             }
-            result += collapsed
-            count += collapsed.count
+            if isSpace(scalar) {
+                if count > 0 && pending == nil { pending = UInt8(ascii: " ") }
+                continue
+            }
+            if let separator = pending {
+                guard count + 1 < limit else { break }
+                result.append(separator)
+                count += 1
+                pending = nil
+            }
+            guard count < limit else { break }
+            if scalar.isASCII {
+                result.append(UInt8(scalar.value))
+            } else {
+                UTF8.encode(scalar) { result.append($0) }
+            }
+            count += 1
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
+    /// Whitespace and control characters (NO-BREAK SPACE included).
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F
+            || (scalar.value >= 0x80 && (scalar.properties.isWhitespace || scalar.value < 0xA0))
     }
 
     // MARK: The tree
@@ -102,16 +127,9 @@ public enum PlainText {
         "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tr", "ul",
     ]
 
-    private static func isSpace(_ character: Character) -> Bool {
-        character.isWhitespace || character.unicodeScalars.allSatisfy { $0.value < 32 || $0.value == 127 }
-    }
-
+    /// An element's name (libxml2's HTML parser has lower-cased it).
     private static func name(of node: xmlNodePtr) -> String {
-        node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
-    }
-
-    private static func isBlock(_ node: xmlNodePtr) -> Bool {
-        node.pointee.type == XML_ELEMENT_NODE && blocks.contains(name(of: node))
+        node.pointee.name.map { String(cString: $0) } ?? ""
     }
 
     private static func attribute(_ attribute: String, of node: xmlNodePtr) -> String? {
@@ -120,36 +138,48 @@ public enum PlainText {
         return String(cString: value)
     }
 
-    /// Visits the document's nodes in order without recursion (HTML can nest deeply), calling
-    /// `visit(node, true)` on the way in and `visit(node, false)` on the way out of elements;
-    /// hidden elements and everything but elements and text are passed over.
-    private static func walk(_ document: htmlDocPtr, _ visit: (xmlNodePtr, Bool) -> Void) {
+    /// One step of ``walk(_:_:)``.
+    private enum Step {
+        case enter(xmlNodePtr, String)
+        case leave(String)
+        case text(UnsafePointer<xmlChar>)
+    }
+
+    /// Visits the document's elements and text in order without recursion (HTML can nest
+    /// deeply). Hidden elements, comments and everything else are passed over with their
+    /// contents.
+    private static func walk(_ document: htmlDocPtr, _ visit: (Step) -> Void) {
         var node = document.pointee.children
         while let current = node {
-            let isElement = current.pointee.type == XML_ELEMENT_NODE
-            let descend = isElement && !hidden.contains(name(of: current)) && current.pointee.children != nil
-            if isElement && hidden.contains(name(of: current)) {
-                // Skipped entirely.
-            } else {
-                visit(current, true)
+            var descend = false
+            switch current.pointee.type {
+            case XML_ELEMENT_NODE:
+                let name = name(of: current)
+                if !hidden.contains(name) {
+                    visit(.enter(current, name))
+                    descend = current.pointee.children != nil
+                    if !descend { visit(.leave(name)) }
+                }
+            case XML_TEXT_NODE:
+                if let content = current.pointee.content { visit(.text(content)) }
+            default: break
             }
             if descend {
                 node = current.pointee.children
                 continue
             }
-            if isElement && !hidden.contains(name(of: current)) { visit(current, false) }
+            // Next sibling, else climb, leaving each parent, to the first ancestor with one.
             var climbing = current
             node = nil
-            while true {
+            while node == nil {
                 if let sibling = climbing.pointee.next {
                     node = sibling
+                } else if let parent = climbing.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE {
+                    visit(.leave(name(of: parent)))
+                    climbing = parent
+                } else {
                     break
                 }
-                guard let parent = climbing.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE else {
-                    break
-                }
-                visit(parent, false)
-                climbing = parent
             }
         }
     }

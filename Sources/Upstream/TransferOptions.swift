@@ -17,4 +17,7 @@ struct TransferOptions: Sendable {
     init(accept: String) {
         self.accept = accept
     }
+
+    /// Whether the transfer must not run on a kept handle (see `HTTPFetcher.perform`).
+    var needsOwnHandle: Bool { addressPolicy != nil || !resolve.isEmpty }
 }

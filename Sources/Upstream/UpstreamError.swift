@@ -1,6 +1,7 @@
 /// Why fetching or parsing an upstream failed, in words fit for the log, `/healthz` and a `502`.
 public struct UpstreamError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What kind of failure, for metrics and callers that treat them apart.
+    /// What kind of failure: the `reason` label of the fetch-failure metrics (feeds and
+    /// pictures alike), and what callers that treat failures apart switch on.
     public enum Kind: String, Sendable, CaseIterable {
         /// The address connected to is not allowed (``AddressPolicy``).
         case blockedAddress = "blocked_address"
@@ -14,19 +15,24 @@ public struct UpstreamError: Error, Equatable, Sendable, CustomStringConvertible
         case status
         /// More redirects than allowed.
         case redirects
-        /// Anything else: refused connection, DNS, TLS, parsing.
-        case other
+        /// Refused connection, DNS, TLS or another transport failure.
+        case transport
+        /// What came is not usable: not a feed, invalid XML or JSON, refused entities, no item.
+        case content
     }
 
     /// The explanation, e.g. `example.com timed out`.
     public var message: String
     /// What kind of failure.
     public var kind: Kind
+    /// Seconds the upstream asked us to wait (`Retry-After` on a `429` or `503`).
+    public var retryAfter: Double?
 
     /// Creates an error.
-    public init(_ message: String, kind: Kind = .other) {
+    public init(_ message: String, kind: Kind = .content, retryAfter: Double? = nil) {
         self.message = message
         self.kind = kind
+        self.retryAfter = retryAfter
     }
 
     /// The message.

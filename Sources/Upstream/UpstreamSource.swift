@@ -65,15 +65,10 @@ public final class UpstreamSource: FeedSource {
     public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
         do {
             let (items, parsed) = try await fetchItems(current: current)
-            let shouldLog = state.withLock { state in
+            state.withLock { state in
                 // A 304 keeps what the last parse said.
                 let recovered = parsed.map(\.recovered) ?? state.status.recovered
                 state.status = FeedSourceStatus(ok: true, recovered: recovered)
-                defer { state.recoveryLogged = recovered != nil }
-                return recovered != nil && !state.recoveryLogged
-            }
-            if shouldLog, let recovered = parsed?.recovered {
-                logger.warning("upstream \(displayURL): the feed is not well-formed XML; \(recovered)")
             }
             return items
         } catch {
@@ -82,20 +77,86 @@ public final class UpstreamSource: FeedSource {
         }
     }
 
-    /// The items, and the parse they come from (nil for a `304`).
-    private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> ([FeedItem], FeedReading?) {
+    /// The items, and what the parse recovered from (nil for a `304`, or a well-formed feed).
+    private func fetchItems(current: [FeedItem]) async throws(UpstreamError) -> ([FeedItem], Parsed?) {
         // Validators are only worth sending while the store holds what they describe.
-        let (etag, lastModified) = state.withLock {
-            current.isEmpty ? (nil, nil) : ($0.etag, $0.lastModified)
+        let validators = state.withLock {
+            current.isEmpty ? Validators() : Validators(etag: $0.etag, lastModified: $0.lastModified)
         }
-        let response = try await fetcher.fetch(url, etag: etag, lastModified: lastModified)
-        guard case .body(let body) = response else { return (current, nil) }
+        switch try await poll(current: current, validators: validators) {
+        case .notModified:
+            return (current, nil)
+        case .items(let items, let next, _, _, let recovered):
+            state.withLock {
+                $0.etag = next.etag
+                $0.lastModified = next.lastModified
+            }
+            return (items, Parsed(recovered: recovered))
+        }
+    }
+
+    /// What a fetch that brought a body says of its parse.
+    private struct Parsed {
+        /// What libxml2 recovered from (``FeedReading/recovered``), nil for a well-formed feed.
+        var recovered: String?
+    }
+
+    /// Logs what a parse recovered from once per run of ill-formed answers, not at every reload;
+    /// a well-formed answer ends the run.
+    private func noteRecovery(_ recovered: String?) {
+        let shouldLog = state.withLock { state in
+            defer { state.recoveryLogged = recovered != nil }
+            return recovered != nil && !state.recoveryLogged
+        }
+        if shouldLog, let recovered {
+            logger.warning("upstream \(displayURL): the feed is not well-formed XML; \(recovered)")
+        }
+    }
+
+    /// `ETag` and `Last-Modified` of a response, sent back as `If-None-Match` and
+    /// `If-Modified-Since`.
+    public struct Validators: Sendable, Equatable {
+        /// The `ETag`.
+        public var etag: String?
+        /// The `Last-Modified` date, as sent.
+        public var lastModified: String?
+
+        /// Creates validators.
+        public init(etag: String? = nil, lastModified: String? = nil) {
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+    }
+
+    /// What one fetch brought.
+    public enum PollResult: Sendable {
+        /// `304`: the items are unchanged; `freshFor` as in ``FetchedBody/freshFor``.
+        case notModified(freshFor: Double?)
+        /// New items (newest first), the validators to send next time, freshness, hints, and
+        /// what the parse recovered from (``FeedReading/recovered``; nil when well-formed).
+        case items(
+            [FeedItem], validators: Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
+    }
+
+    /// One fetch with the validators the caller kept (a river keeps them in its shared state);
+    /// `current` is what the store shows of this feed (for the dates of undated items).
+    /// Does not touch ``status``; throws ``UpstreamError``.
+    public func poll(current: [FeedItem], validators: Validators) async throws(UpstreamError) -> PollResult {
+        let response = try await fetcher.fetch(
+            url, etag: validators.etag, lastModified: validators.lastModified)
+        guard case .body(let body) = response else {
+            if case .notModified(let freshFor) = response { return .notModified(freshFor: freshFor) }
+            return .notModified(freshFor: nil)
+        }
         let reading = try FeedDocument.read(body.data, contentType: body.contentType, base: body.finalURL)
+        noteRecovery(reading.recovered)
         let entries = reading.entries
+        let hints = FeedHints.read(
+            body.data,
+            format: (try? FeedDocument.format(of: body.data, contentType: body.contentType)) ?? .xml,
+            base: body.finalURL)
         let fetchedAt = now()
-        return state.withLock { state in
-            state.etag = body.etag
-            state.lastModified = body.lastModified
+        let items = state.withLock { state in
             // What the store already shows wins (with Redis it may come from another instance).
             var shown: [String: Date] = [:]
             if entries.contains(where: { $0.date == nil }) {
@@ -116,7 +177,10 @@ public final class UpstreamSource: FeedSource {
                         image: entry.image))
             }
             state.firstSeen = firstSeen
-            return (items.sorted(by: FeedItem.newestFirst), reading)
+            return items.sorted(by: FeedItem.newestFirst)
         }
+        return .items(
+            items, validators: Validators(etag: body.etag, lastModified: body.lastModified),
+            freshFor: body.freshFor, hints: hints, recovered: reading.recovered)
     }
 }

@@ -137,7 +137,9 @@ public enum XMLStreamReader {
                     let raw = String(
                         decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
                     // Without entity substitution libxml2 hands `&amp;` over as `&#38;`.
-                    let value = raw.replacingOccurrences(of: "&#38;", with: "&")
+                    let value =
+                        raw.utf8.contains(UInt8(ascii: "&"))
+                        ? raw.replacingOccurrences(of: "&#38;", with: "&") : raw
                     list.append(XMLAttribute(name: Self.name(base[0], base[1], base[2]), value: value))
                 }
             }

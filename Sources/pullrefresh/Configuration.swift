@@ -12,8 +12,16 @@ struct Configuration {
     var maxItems = 500
     var pageSize = PageRenderer.defaultPageSize
     var dataFile: String?
-    /// `--source`: a feed URL (http or https) fetched on every reload.
-    var sourceURL: URL?
+    /// `--source` (repeatable) and `--sources FILE`: the feeds of the river, in order.
+    var subscriptions: [Subscription] = []
+    /// `--sources FILE`, read after all flags (one line on stderr and exit 2 when bad).
+    var subscriptionFile: String?
+    /// `--source-concurrency`: fetches of one reload running at once.
+    var sourceConcurrency = 16
+    /// `--refresh-every`: the schedule's base interval; nil = off. Defaults to 15 minutes with
+    /// sources, off otherwise.
+    var refreshEvery: Duration?
+    private var refreshEveryGiven = false
     var sourceLimits = FetchLimits()
     private var reloadDelayGiven = false
     var templates = "Templates"
@@ -46,7 +54,10 @@ struct Configuration {
           --page-size N          Items per page of / (1 to 100, default 30); older pages via ?before=
           --data FILE            Read items from a JSON file ({"items": [...]}) on every reload
           --source URL           Fetch a JSON Feed, RSS or Atom feed (http/https) on every reload;
-                                 --reload-delay then defaults to 0
+                                 repeat for several (a river); --reload-delay then defaults to 0
+          --sources FILE         Add the feeds of an OPML subscription list (at most 500 sources)
+          --source-concurrency N Fetches of one reload at once (1 to 100, default 16)
+          --refresh-every D      Scheduled refresh: 90s, 15m, 2h (default 15m with sources, else off; 0 = off)
           --source-connect-timeout D  Connect timeout of --source (default 5s)
           --source-timeout D     Total time per fetch of --source, redirects included (default 15s)
           --source-max-bytes N   Largest --source body, counted while reading (default 16777216)
@@ -126,7 +137,17 @@ struct Configuration {
                 else {
                     throw UsageError("--source must be an http:// or https:// URL, got '\(text)'")
                 }
-                config.sourceURL = url
+                config.subscriptions.append(Subscription(url: url))
+            case "--sources":
+                let path = try value(for: flag, inline: inline)
+                guard !path.isEmpty else { throw UsageError("--sources must name an OPML file") }
+                config.subscriptionFile = path
+            case "--source-concurrency":
+                config.sourceConcurrency = try number(1...100)
+            case "--refresh-every":
+                let every = try duration(value(for: flag, inline: inline), flag: flag, maxSeconds: 86_400)
+                config.refreshEvery = every == .zero ? nil : every
+                config.refreshEveryGiven = true
             case "--source-connect-timeout", "--source-timeout":
                 let delay = try duration(value(for: flag, inline: inline), flag: flag)
                 let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
@@ -213,9 +234,33 @@ struct Configuration {
             index += 1
         }
         try config.checkTLSFlags()
-        if config.sourceURL != nil {
+        if let path = config.subscriptionFile {
+            do {
+                config.subscriptions += try SubscriptionList.read(path: path)
+            } catch {
+                throw UsageError("--sources \(error.message)")
+            }
+        }
+        if !config.subscriptions.isEmpty {
             if config.dataFile != nil { throw UsageError("--source and --data cannot be used together") }
             if !config.reloadDelayGiven { config.reloadDelay = .zero }
+            if !config.refreshEveryGiven { config.refreshEvery = .seconds(15 * 60) }
+            if let (first, second) = River.duplicateKey(in: config.subscriptions) {
+                if SourceKey.normalized(first.url) != SourceKey.normalized(second.url) {
+                    throw UsageError("sources \(first.url) and \(second.url) have the same key; remove one")
+                }
+                // The same feed twice (a --source also in the OPML file): keep the first.
+                var seen = Set<String>()
+                config.subscriptions = config.subscriptions.filter {
+                    seen.insert(SourceKey.of($0.url)).inserted
+                }
+            }
+            guard config.subscriptions.count <= SubscriptionList.maxSources else {
+                throw UsageError(
+                    "at most \(SubscriptionList.maxSources) sources, got \(config.subscriptions.count)")
+            }
+        } else if config.refreshEvery != nil {
+            throw UsageError("--refresh-every needs --source or --sources")
         }
         config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)
@@ -243,19 +288,24 @@ struct Configuration {
         return number
     }
 
-    /// `1`, `0.5`, `500ms`, `2s`: a delay of at most ten minutes.
-    static func duration(_ text: String, flag: String) throws(UsageError) -> Duration {
+    /// `1`, `0.5`, `500ms`, `2s`, `15m`, `2h`: a delay of at most `maxSeconds` (ten minutes).
+    static func duration(_ text: String, flag: String, maxSeconds: Double = 600) throws(UsageError)
+        -> Duration
+    {
         var number = text
         var scale = 1.0
         if text.hasSuffix("ms") {
             number = String(text.dropLast(2))
             scale = 0.001
-        } else if text.hasSuffix("s") {
+        } else if let unit = text.last, let unitScale = ["s": 1.0, "m": 60, "h": 3600][unit] {
             number = String(text.dropLast())
+            scale = unitScale
         }
-        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 600 else {
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= maxSeconds else {
+            let examples = maxSeconds > 600 ? "90s, 15m or 2h" : "1, 0.5, 500ms or 2s"
             throw UsageError(
-                "\(flag) must be a duration like 1, 0.5, 500ms or 2s (0 to 600 seconds), got '\(text)'")
+                "\(flag) must be a duration like \(examples) (0 to \(Int(maxSeconds)) seconds), got '\(text)'"
+            )
         }
         return .milliseconds(Int64((value * scale * 1000).rounded()))
     }

@@ -2,6 +2,7 @@ import CMalloc
 import Feed
 import Foundation
 import HTTPServer
+import Images
 import Metrics
 import Mustache
 import RedisFeed
@@ -46,10 +47,12 @@ enum ServeCommand {
             return fail(error.description)
         }
         let logger = Logger(quiet: config.quiet, format: config.logFormat)
+        startImages(logger: logger)
         let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
+        let schedule: RefreshService?
         do {
-            app = try await makeApp(config, logger: logger, metrics: metrics)
+            (app, schedule) = try await makeApp(config, logger: logger, metrics: metrics)
         } catch let error as RedisError {
             return fail("Redis \(config.redis.url.map { "at \($0) " } ?? "")\(error.description)")
         } catch let error as FeedError {
@@ -76,16 +79,19 @@ enum ServeCommand {
             return fail(error.description)
         }
         logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
+        schedule?.start()
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
         signals.whenRepeated { name in logger.notice("received \(name) again: still draining") }
+        await schedule?.stop()
         await server.shutdown()
         (app.store as? RedisFeedStore)?.close()
         return 0
     }
 
+    /// The app, and the scheduled refresh when there is one (not yet started).
     static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil)
-        async throws -> FeedApp
+        async throws -> (FeedApp, RefreshService?)
     {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
@@ -101,13 +107,29 @@ enum ServeCommand {
 
         let source: any FeedSource
         let initial: [FeedItem]
-        var sourceStatus: (@Sendable () -> FeedSourceStatus)?
-        if let url = config.sourceURL {
-            // The first fetch happens before listening: a bad URL fails the start, like a bad --data.
-            let upstream = UpstreamSource(url: url, limits: config.sourceLimits, logger: logger)
-            initial = try await upstream.fetch(current: [])
-            source = upstream
-            sourceStatus = { upstream.status }
+        var river: River?
+        if !config.subscriptions.isEmpty {
+            // The first fetch happens before listening: when every source fails the start fails,
+            // like a bad --data; when some answer, the others are reported failing.
+            let sources = River(
+                subscriptions: config.subscriptions, limits: config.sourceLimits,
+                concurrency: config.sourceConcurrency, refreshEvery: config.refreshEvery, registry: metrics)
+            // With Redis the per-source state is the cluster's from the start; when the cluster
+            // already holds a feed there is nothing to fetch first (its snapshot is joined below).
+            var joinsAFeed = false
+            if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
+                let shared = try await RedisSourceStates.connect(redis)
+                await sources.useStateStore(shared.states)
+                joinsAFeed = shared.holdsFeed
+            }
+            if joinsAFeed {
+                initial = []
+                _ = await sources.nextDue()  // reads the shared state, for the reports
+            } else {
+                initial = try await sources.fetch(current: [])
+            }
+            source = sources
+            river = sources
         } else if let path = config.dataFile {
             let fileSource = FileSource(path: path)
             initial = try fileSource.load()
@@ -128,9 +150,25 @@ enum ServeCommand {
         } else {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
-        return FeedApp(
+        let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
-            heartbeat: config.heartbeat, sourceStatus: sourceStatus)
+            heartbeat: config.heartbeat, sources: river)
+        return (
+            app,
+            river.flatMap { river in
+                config.refreshEvery.map { _ in RefreshService(river: river, backend: store, logger: logger) }
+            }
+        )
+    }
+
+    /// libvips, started while this is the only thread (it sets an environment variable).
+    static func startImages(logger: Logger) {
+        let images = Thumbnailer.start()
+        if !images.started {
+            logger.warning("libvips did not start: /img/ answers 502")
+        } else if !images.heif {
+            logger.warning("libvips' HEIF module did not load: AVIF and HEIF pictures are refused")
+        }
     }
 
     /// `GET /img/{id}?w=`: item pictures fetched with the source's timeouts, never from inside

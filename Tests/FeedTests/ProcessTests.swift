@@ -177,13 +177,18 @@ struct ProcessTests {
                 "POST /api/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
                 "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
             ])
-        #expect(responses[0].text.contains("data-item-id=\"g1\""))
+        // A river's ids are `<source key>:<the feed's id>` (12 hex digits of the URL's hash).
+        let key = try #require(
+            responses[0].text.firstMatch(of: /data-item-id="([0-9a-f]{12}):g1"/).map { String($0.1) })
         #expect(
             responses[0].text.contains(
                 "href=\"http://127.0.0.1:\(upstream.port)/e/1\" rel=\"noopener\">Entry 1 &amp; more"))
         let refreshed = try JSONSerialization.jsonObject(with: Data(responses[1].body)) as? [String: Any]
-        #expect((refreshed?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["g2"])
-        #expect(responses[2].text == "{\"status\":\"ok\",\"version\":2,\"source\":{\"ok\":true}}")
+        #expect((refreshed?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["\(key):g2"])
+        #expect(
+            responses[2].text
+                == "{\"status\":\"ok\",\"version\":2,\"source\":{\"ok\":true},\"sources\":{\"ok\":1,\"failing\":[]}}"
+        )
         #expect(try await RawConnection.offPool { server.stop() } == 0)
         await upstream.shutdown()
     }
@@ -210,7 +215,8 @@ struct ProcessTests {
         #expect(responses[0].status == 200 && responses[1].status == 200)
         #expect(
             responses[2].text
-                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"}}"
+                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"},"
+                + "\"sources\":{\"ok\":1,\"failing\":[]}}"
         )
         #expect(responses[3].text.contains("\"title\":\"Fish & chips 3\""))
         #expect(try await RawConnection.offPool { server.stop() } == 0)
@@ -300,6 +306,9 @@ struct ProcessTests {
         #expect(result.status == 0, "\(result.stderr)")
         let expected = try String(
             contentsOf: Fixtures.templates.appendingPathComponent("partials/item.mustache"), encoding: .utf8
+        )
+        .replacingOccurrences(
+            of: #"\{\{#source\}\}.*?\{\{/source\}\}"#, with: "", options: .regularExpression
         )
         .replacingOccurrences(of: #"\{\{#url\}\}.*?\{\{/url\}\}"#, with: "", options: .regularExpression)
         // No image: the picture's section (standalone lines) leaves nothing.

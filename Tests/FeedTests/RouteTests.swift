@@ -263,7 +263,15 @@ struct RouteTests {
         let spec = try Fixtures.json(try await get("/api/openapi.json"))
         #expect(spec["openapi"] as? String == "3.1.0")
         let paths = try #require(spec["paths"] as? [String: Any])
-        #expect(Set(paths.keys) == ["/api/items", "/api/refresh", "/api/openapi.json", "/healthz"])
+        #expect(
+            Set(paths.keys) == [
+                "/api/items", "/api/refresh", "/api/sources", "/api/sources.opml", "/api/openapi.json",
+                "/healthz",
+            ])
+        // Without real upstreams there are no sources, and no source to filter by.
+        #expect((try Fixtures.json(try await get("/api/sources"))["sources"] as? [Any])?.isEmpty == true)
+        #expect(try await get("/api/items?source=0123456789ab").status == 404)
+        #expect(try await get("/api/items?source=x").status == 400)
     }
 
     @Test func apiErrorsUseTheEnvelopeAndHtmlElsewhere() async throws {

@@ -27,10 +27,13 @@ public enum ImageFixtures {
         return .success(target)
     }()
 
-    /// The bytes of one fixture, e.g. `photo.jpg`.
-    public static func bytes(_ name: String) throws -> [UInt8] {
-        let url = try folder.get().appendingPathComponent(name)
-        return [UInt8](try Data(contentsOf: url))
+    /// The bytes of one fixture, e.g. `photo.jpg`, read on a thread of its own: the first call
+    /// waits for the script, and a test blocking Swift's few pool threads would starve the
+    /// servers of the suites running beside it.
+    public static func bytes(_ name: String) async throws -> [UInt8] {
+        try await RawConnection.offPool {
+            [UInt8](try Data(contentsOf: try folder.get().appendingPathComponent(name)))
+        }
     }
 }
 

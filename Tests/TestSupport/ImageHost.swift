@@ -34,14 +34,21 @@ public final class ImageHost: Sendable {
         self.input = input
     }
 
+    /// The shared host, started (on first use) on a thread of its own, off Swift's pool.
+    public static func running() async throws -> ImageHost {
+        try await RawConnection.offPool { try shared.get() }
+    }
+
     /// `http://<address>:<port><path>`.
     public func url(_ path: String, address: String = "127.0.0.1") -> URL {
         URL(string: "http://\(address):\(port)\(path)")!
     }
 
-    /// How many requests the host has had for `path` (with its query, as sent), read from `/stats`.
-    public func requests(for path: String) throws -> Int {
-        let data = try Data(contentsOf: url("/stats"))
+    /// How many requests the host has had for `path` (with its query, as sent), read from `/stats`
+    /// off Swift's pool.
+    public func requests(for path: String) async throws -> Int {
+        let stats = url("/stats")
+        let data = try await RawConnection.offPool { try Data(contentsOf: stats) }
         let counts = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         return counts[path] ?? 0
     }

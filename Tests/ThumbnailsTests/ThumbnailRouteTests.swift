@@ -9,7 +9,7 @@ import Thumbnails
 import Upstream
 
 /// `GET /img/{id}?w=` on a real port, with items whose pictures live on the loopback image host.
-@Suite("Thumbnails on a real port") struct ThumbnailRouteTests {
+@Suite("Thumbnails on a real port", .serialized) struct ThumbnailRouteTests {
     /// A store, the thumbnail route (with the feed's own routes, for the error pages) and a server.
     final class Harness: Sendable {
         let server: Server
@@ -20,8 +20,8 @@ import Upstream
         /// `images` maps item ids to image-host paths (nil: an item without an image).
         init(
             _ images: [String: String?], policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20
-        ) throws {
-            host = try ImageHost.shared.get()
+        ) async throws {
+            host = try await ImageHost.running()
             let host = host
             let items = images.enumerated().map { index, pair in
                 FeedItem(
@@ -61,7 +61,7 @@ import Upstream
 
     @Test("every width, WebP or JPEG by Accept, immutable, ETag and 304")
     func widthsAndFormats() async throws {
-        let harness = try Harness(["a": "/f/photo.jpg?t=widths", "tag:x/y z": "/f/photo.png?t=widths"])
+        let harness = try await Harness(["a": "/f/photo.jpg?t=widths", "tag:x/y z": "/f/photo.png?t=widths"])
         for width in ThumbnailSlot.widths {
             for (accept, type) in [
                 ("image/webp,*/*", "image/webp"), ("image/png,image/*;q=0.8", "image/jpeg"),
@@ -85,13 +85,13 @@ import Upstream
         let odd = try await harness.get(ThumbnailSlot.path(itemID: "tag:x/y z", width: 96))
         #expect(odd.status == 200)
         // Made once per (width, format): ten fetches, none for the 304s.
-        #expect(try harness.host.requests(for: "/f/photo.jpg?t=widths") == 10)
+        #expect(try await harness.host.requests(for: "/f/photo.jpg?t=widths") == 10)
         await harness.server.shutdown()
     }
 
     @Test("bad width 400, unknown item or no image 404")
     func refusals() async throws {
-        let harness = try Harness(["a": "/f/photo.jpg", "plain": nil])
+        let harness = try await Harness(["a": "/f/photo.jpg", "plain": nil])
         for target in ["/img/a?w=100", "/img/a?w=10000", "/img/a", "/img/a?w=abc", "/img/a?w=-96"] {
             #expect(try await harness.get(target).status == 400, "\(target)")
         }
@@ -103,7 +103,7 @@ import Upstream
 
     @Test("SVG, HTML as an image, over 8 MiB, a bomb, a truncated JPEG: 502 for that image only")
     func badOriginals() async throws {
-        let harness = try Harness([
+        let harness = try await Harness([
             "svg": "/f/drawing.svg", "html": "/as/image_jpeg/page.html", "big": "/f/oversized.jpg",
             "bomb": "/f/bomb.png", "cut": "/f/truncated.jpg?t=bad", "good": "/f/photo.webp?t=bad",
         ])
@@ -123,15 +123,15 @@ import Upstream
         }
         // Failures are remembered: asking again does not fetch again.
         #expect(try await harness.get("/img/cut?w=240").status == 502)
-        #expect(try harness.host.requests(for: "/f/truncated.jpg?t=bad") == 1)
+        #expect(try await harness.host.requests(for: "/f/truncated.jpg?t=bad") == 1)
         await harness.server.shutdown()
     }
 
     @Test("loopback pictures are refused without --allow-private-images")
     func privateRefused() async throws {
-        let harness = try Harness(["a": "/f/private-only.jpg"], policy: .publicOnly)
+        let harness = try await Harness(["a": "/f/private-only.jpg"], policy: .publicOnly)
         #expect(try await harness.get("/img/a?w=160").status == 502)
-        #expect(try harness.host.requests(for: "/f/private-only.jpg") == 0)
+        #expect(try await harness.host.requests(for: "/f/private-only.jpg") == 0)
         #expect(
             harness.metrics.exposition().contains(
                 "pullrefresh_thumbnail_failures_total{reason=\"blocked_address\"} 1"))
@@ -140,7 +140,7 @@ import Upstream
 
     @Test("100 concurrent requests for one new thumbnail: one fetch, one resize")
     func singleFlight() async throws {
-        let harness = try Harness(["a": "/slow/400/photo.jpg"])
+        let harness = try await Harness(["a": "/slow/400/photo.jpg"])
         let port = harness.server.port
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
@@ -153,18 +153,18 @@ import Upstream
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses.count == 100 && statuses.allSatisfy { $0 == 200 })
-        #expect(try harness.host.requests(for: "/slow/400/photo.jpg") == 1)
+        #expect(try await harness.host.requests(for: "/slow/400/photo.jpg") == 1)
         #expect(harness.metrics.exposition().contains("pullrefresh_thumbnails_made_total 1\n"))
         await harness.server.shutdown()
     }
 
     @Test("the cache stays within its bound, least recently used out")
     func bounded() async throws {
-        let names = ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "large.jpg", "halves.jpg"]
+        let names = ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "rotated.jpg", "halves.jpg"]
         var images: [String: String?] = [:]
         for (index, name) in names.enumerated() { images["i\(index)"] = "/f/\(name)?t=bounded" }
         let capacity = 60_000
-        let harness = try Harness(images, cacheBytes: capacity)
+        let harness = try await Harness(images, cacheBytes: capacity)
         for index in names.indices {
             #expect(try await harness.get("/img/i\(index)?w=480").status == 200)
             #expect(harness.service.cacheUsage.bytes <= capacity)
@@ -173,10 +173,10 @@ import Upstream
         #expect(usage.entries < names.count && usage.entries >= 1)
         // The most recent is kept: asking again is a hit, no new fetch.
         #expect(try await harness.get("/img/i5?w=480").status == 200)
-        #expect(try harness.host.requests(for: "/f/halves.jpg?t=bounded") == 1)
+        #expect(try await harness.host.requests(for: "/f/halves.jpg?t=bounded") == 1)
         // The first was evicted: asking again fetches again.
         #expect(try await harness.get("/img/i0?w=480").status == 200)
-        #expect(try harness.host.requests(for: "/f/photo.jpg?t=bounded") == 2)
+        #expect(try await harness.host.requests(for: "/f/photo.jpg?t=bounded") == 2)
         await harness.server.shutdown()
     }
 }

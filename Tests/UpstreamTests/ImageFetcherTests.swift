@@ -3,14 +3,9 @@ import TestSupport
 import Testing
 import Upstream
 
-@Suite("Image fetch: limits, content types, addresses") struct ImageFetcherTests {
-    let host: ImageHost
+@Suite("Image fetch: limits, content types, addresses", .serialized) struct ImageFetcherTests {
     /// Allows exactly 127.0.0.1 (the test host) and nothing else inside the network.
     let onlyFirstLoopback = AddressPolicy(allowsPrivate: false, alsoAllowed: [[127, 0, 0, 1]])
-
-    init() throws {
-        host = try ImageHost.shared.get()
-    }
 
     func fetch(_ url: URL, policy: AddressPolicy = .any, resolve: [String] = []) async throws(UpstreamError)
         -> FetchedBody
@@ -34,13 +29,15 @@ import Upstream
         "each image type is fetched whole",
         arguments: ["photo.jpg", "photo.png", "photo.webp", "photo.avif", "animated.gif"])
     func images(name: String) async throws {
+        let host = try await ImageHost.running()
         let body = try await fetch(host.url("/f/\(name)"))
-        #expect(body.data == Data(try ImageFixtures.bytes(name)))
+        #expect(body.data == Data(try await ImageFixtures.bytes(name)))
         #expect(ImageFetcher.accepts(contentType: body.contentType))
     }
 
     @Test("SVG and HTML are refused by their Content-Type")
     func contentTypes() async throws {
+        let host = try await ImageHost.running()
         #expect(await failure(host.url("/f/drawing.svg"))?.kind == .contentType)
         #expect(await failure(host.url("/f/page.html"))?.kind == .contentType)
         #expect(await failure(host.url("/as/application_octet-stream/photo.jpg"))?.kind == .contentType)
@@ -48,40 +45,44 @@ import Upstream
 
     @Test("a body over 8 MiB is cut")
     func oversized() async throws {
+        let host = try await ImageHost.running()
         let error = await failure(host.url("/f/oversized.jpg"))
         #expect(error?.kind == .tooLarge, "\(String(describing: error))")
     }
 
     @Test("loopback is refused without the test flag")
     func loopbackRefused() async throws {
+        let host = try await ImageHost.running()
         let error = await failure(host.url("/f/photo.jpg"), policy: .publicOnly)
         #expect(error?.kind == .blockedAddress, "\(String(describing: error))")
-        #expect(try host.requests(for: "/f/never-asked.jpg") == 0)
+        #expect(try await host.requests(for: "/f/never-asked.jpg") == 0)
     }
 
     @Test("a redirect to a second loopback address is refused, and never reaches it")
     func redirectToPrivate() async throws {
+        let host = try await ImageHost.running()
         let target = host.url("/f/redirected-away.jpg", address: "127.0.0.2")
         let start = host.url("/redirect?to=\(target.absoluteString)")
         // The first hop (127.0.0.1) is allowed; the redirect's address is checked too.
         let error = await failure(start, policy: onlyFirstLoopback)
         #expect(error?.kind == .blockedAddress, "\(String(describing: error))")
         #expect(error?.message.contains("127.0.0.2") == true)
-        #expect(try host.requests(for: "/redirect?to=\(target.absoluteString)") == 1)
-        #expect(try host.requests(for: "/f/redirected-away.jpg") == 0)
+        #expect(try await host.requests(for: "/redirect?to=\(target.absoluteString)") == 1)
+        #expect(try await host.requests(for: "/f/redirected-away.jpg") == 0)
         // With every address allowed, the same redirect is followed.
         let followed = try await fetch(
             host.url("/redirect?to=\(host.url("/f/photo.jpg", address: "127.0.0.2"))"))
-        #expect(followed.data.count == (try ImageFixtures.bytes("photo.jpg")).count)
+        #expect(followed.data.count == (try await ImageFixtures.bytes("photo.jpg")).count)
     }
 
     @Test("a name that resolves to loopback is refused on the address connected to")
     func rebinding() async throws {
+        let host = try await ImageHost.running()
         let url = URL(string: "http://images.example.test:\(host.port)/f/rebound.jpg")!
         let resolve = ["images.example.test:\(host.port):127.0.0.2"]
         let error = await failure(url, policy: onlyFirstLoopback, resolve: resolve)
         #expect(error?.kind == .blockedAddress, "\(String(describing: error))")
-        #expect(try host.requests(for: "/f/rebound.jpg") == 0)
+        #expect(try await host.requests(for: "/f/rebound.jpg") == 0)
         let allowed = try await fetch(
             URL(string: "http://images.example.test:\(host.port)/f/photo.png")!, resolve: resolve)
         #expect(allowed.contentType == "image/png")

@@ -192,9 +192,21 @@ struct LenientFeedTests {
         #expect(entries[0].url == "https://feeds.example.net/e1")
     }
 
+    /// Sloppy HTML inside a well-formed feed is the HTML parser's business, not a recovery.
+    @Test func sloppyHTMLInAWellFormedFeedIsNoRecovery() throws {
+        let xml = """
+            <rss version="2.0"><channel><item><title>Fish &amp; chips</title><guid>f</guid>
+            <description>&lt;p&gt;Fish &amp; chips &lt;b&gt;unclosed &lt;/i&gt;&amp;bogus;</description></item></channel></rss>
+            """
+        let reading = try FeedDocument.read(Data(xml.utf8), contentType: "text/xml", base: Self.base)
+        #expect(reading.entries.map(\.body) == ["Fish & chips unclosed &bogus;"])
+        #expect(reading.recovered == nil, "\(reading.recovered ?? "")")
+    }
+
     @Test func atomWithoutItsNamespace() throws {
         let xml = """
-            <feed><entry><id>n1</id><title>No namespace</title><link href="https://e.org/n1"/>
+            <feed><entry><id>n1</id><title>No namespace</title>
+            <source><link href="https://elsewhere.example/feed"/></source><link href="https://e.org/n1"/>
             <updated>2026-01-05T00:00:00Z</updated><summary>Still Atom</summary></entry></feed>
             """
         let entries = try FeedDocument.parse(Data(xml.utf8), contentType: "text/xml", base: Self.base)

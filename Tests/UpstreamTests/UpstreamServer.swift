@@ -15,17 +15,7 @@ final class UpstreamServer: Sendable {
     private let input: Pipe
 
     private init() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.fixtures.appendingPathComponent("upstream_server.py").path]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let text = output.firstLine()
-        let words = text.split(separator: " ")
+        let (process, input, words) = try Self.launch("upstream_server.py")
         guard words.count == 4, words[0] == "PORT", let port = Int(words[1]), let blackhole = Int(words[3])
         else {
             process.terminate()
@@ -35,6 +25,21 @@ final class UpstreamServer: Sendable {
         blackholePort = blackhole
         self.process = process
         self.input = input
+    }
+
+    /// Starts a fixture script and returns it with its stdin (closing it stops the script) and
+    /// the words of the first line it prints.
+    static func launch(_ script: String) throws -> (Process, Pipe, [Substring]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", fixtures.appendingPathComponent(script).path]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.standardError
+        try process.run()
+        return (process, input, output.firstLine().split(separator: " "))
     }
 
     /// The server, started on first use.

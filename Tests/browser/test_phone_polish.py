@@ -16,11 +16,13 @@ TARGETS = """(() => {
 
 def test_every_tap_target_is_at_least_44_by_44(page, server):
     srv = server(items=make_items(45))
-    for target in ("/", "/?layout=grid&lang=ko"):
+    # The grid's short pages bring the older ones in at once, so its link may be gone already.
+    for target, parts in (("/", ("feed-refresh-button", "ptr-retry", "ptr-pill", "feed-older")),
+                          ("/?layout=grid&lang=ko", ("feed-refresh-button", "ptr-retry", "ptr-pill"))):
         open_feed(page, srv.url + target)
         seen = page.eval(TARGETS)
         names = " ".join(name for name, *_ in seen)
-        for part in ("feed-refresh-button", "ptr-retry", "ptr-pill", "feed-older"):
+        for part in parts:
             assert part in names, (part, seen)
         small = [t for t in seen if t[2] < 44 or t[3] < 44]
         assert small == [], (target, small)

@@ -1,5 +1,6 @@
 """`pullrefresh --source http://127.0.0.1:PORT/feed.xml`: a real RSS upstream (a small
 http.server in this process) served with pull-to-refresh; a pull fetches the new entry."""
+import json
 import threading
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,17 +42,24 @@ def upstream():
 
 
 def ids(page):
-    return page.eval("[...document.querySelectorAll('[data-ptr-list] > li')].map(e => e.dataset.itemId)")
+    """The feed's own ids on the page, in order (a river's ids are `<source key>:<feed id>`)."""
+    return page.eval("[...document.querySelectorAll('[data-ptr-list] > li')]"
+                     ".map(e => e.dataset.itemId.slice(e.dataset.itemId.indexOf(':') + 1))")
+
+
+def source_key(srv):
+    return json.loads(srv.request("GET", "/api/sources")[2])["sources"][0]["key"]
 
 
 def test_a_real_rss_source_is_served_and_a_pull_brings_its_new_entry(page, server, upstream):
     srv = server(reload_delay=0, source=upstream + "/feed.xml")
     open_feed(page, srv.url + "/")
     assert ids(page) == ["g3", "g2", "g1", "bad"]
-    link = page.eval("(() => { const a = document.querySelector('[data-item-id=\"g3\"] a');"
-                     " return [a.href, a.rel, a.textContent] })()")
+    key = source_key(srv)
+    link = page.eval(f"(() => {{ const a = document.querySelector('[data-item-id=\"{key}:g3\"] a');"
+                     f" return [a.href, a.rel, a.textContent] }})()")
     assert link == [upstream + "/entries/3", "noopener", "Entry 3"]
-    assert page.eval("document.querySelector('[data-item-id=\"bad\"] a')") is None
+    assert page.eval(f"document.querySelector('[data-item-id=\"{key}:bad\"] a')") is None
     assert "javascript:" not in page.eval("document.documentElement.outerHTML")
     ENTRIES.insert(0, ("g4", "Entry 4", "/entries/4", 1767225600 + 10 * 60))
     mark = page.mark()

@@ -5,6 +5,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -12,6 +13,9 @@ import pytest
 
 from conftest import request
 from metrics_text import parse, value
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "UpstreamTests", "Fixtures"))
+from river_upstream import RiverUpstream  # noqa: E402
 
 
 def scrape(srv, **kw):
@@ -149,3 +153,28 @@ def test_metrics_over_https(server, certs):
     samples = parse(scrape(srv, context=certs.context()))
     assert value(samples, "pullrefresh_http_requests_total", route="/metrics", status="2xx") == 0
     assert value(samples, "pullrefresh_build_info", version=os.popen(f"{srv.proc.args[0]} --version").read().split()[1]) == 1
+
+
+def test_a_rivers_per_source_series_pass_promtool_and_count_each_fetch(server):
+    """Two loopback feeds, one failing: promtool accepts the per-source series, and they count
+    the startup fetch and one pull exactly, the failure under its reason."""
+    feeds = RiverUpstream()
+    try:
+        feeds.set("broken", "mode=500")
+        srv = server("--quiet", "--source", feeds.url("working"), "--source", feeds.url("broken"))
+        sources = json.loads(request(srv, "GET", "/api/sources").text)["sources"]
+        working, broken = (s["key"] for s in sources)
+        assert request(srv, "POST", "/api/refresh").status == 200
+        text = scrape(srv)
+        check = subprocess.run([shutil.which("promtool"), "check", "metrics"], input=text, capture_output=True,
+                               text=True, timeout=30)
+        assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+        samples = parse(text)
+        fetches = "pullrefresh_source_fetches_total"
+        assert value(samples, fetches, source=working, result="ok") == 1
+        assert value(samples, fetches, source=working, result="not_modified") == 1
+        assert value(samples, fetches, source=broken, result="failed") == 2
+        assert value(samples, "pullrefresh_source_failures_total", reason="status") == 2
+        assert value(samples, "pullrefresh_source_fetch_duration_seconds_count", source=working) == 2
+    finally:
+        feeds.stop()

@@ -53,9 +53,16 @@ let refusal = measure(rounds: rounds) {
     }
 }
 var avifSize = 0
+var avifError = ""
 let avif = measure(rounds: rounds) {
-    avifSize = (try? thumbnailer.thumbnail(of: originalBytes, side: 160, format: .avif))?.bytes.count ?? -1
+    do {
+        avifSize = try thumbnailer.thumbnail(of: originalBytes, side: 160, format: .avif).bytes.count
+    } catch {
+        avifSize = -1
+        avifError = "\(error)"
+    }
 }
+if !avifError.isEmpty { FileHandle.standardError.write(Data("image-bench: AVIF: \(avifError)\n".utf8)) }
 print(
     """
     {"resize_cpu_ms": \(resize.cpu), "resize_wall_ms": \(resize.wall), "webp_bytes": \(size), \

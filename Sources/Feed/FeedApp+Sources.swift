@@ -1,0 +1,54 @@
+import HTTPServer
+
+/// The routes and parts of routes that exist for a river of feeds.
+extension FeedApp {
+    /// `?source=KEY`: the one source to show, or nil without the parameter. Not a key is a
+    /// `400`; a key of no configured source a `404` (a link from an earlier configuration should
+    /// say so, not show an empty river).
+    func sourceFilter(_ request: borrowing Request) throws(HTTPError) -> SourceLabel? {
+        guard let key = request.queryValue("source") else { return nil }
+        guard SourceLabel.isWellFormedKey(key) else {
+            throw HTTPError.badRequest(
+                "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
+                code: "invalid_source")
+        }
+        guard let label = sources?.label(forKey: key) else {
+            throw HTTPError(404, code: "unknown_source", message: "No feed has the source key '\(key)'.")
+        }
+        return label
+    }
+
+    /// `GET /api/sources`: every source and how its fetches go (never cached: the state moves
+    /// without new versions).
+    func sourcesList(_ request: Request) throws -> Response {
+        Response(
+            headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+            body: SourceDocuments.json(sources?.reports ?? []))
+    }
+
+    /// `GET /api/sources.opml`: the sources as an OPML 2.0 subscription list.
+    func sourcesOPML(_ request: Request) throws -> Response {
+        Response(
+            headers: [
+                "Content-Type": "text/x-opml; charset=utf-8", "Cache-Control": "no-store",
+                "Content-Disposition": "attachment; filename=\"pullrefresh-sources.opml\"",
+            ],
+            body: SourceDocuments.opml(sources?.reports ?? [], title: "PullRefresh sources"))
+    }
+
+    /// `/healthz`'s parts for a river: `"source"` as before when there is one source, and
+    /// `"sources":{"ok":N,"failing":[…]}`.
+    func healthOfSources(_ sources: any SourceDirectory, into writer: inout JSONWriter) {
+        let reports = sources.reports
+        if reports.count == 1, let only = reports.first {
+            writer.raw(only.isFailing ? ",\"source\":{\"ok\":false,\"error\":" : ",\"source\":{\"ok\":true")
+            if let error = only.lastError { writer.string(error) }
+            if !only.isFailing, let recovered = only.recovered {
+                writer.raw(",\"recovered\":")
+                writer.string(recovered)
+            }
+            writer.raw("}")
+        }
+        SourceDocuments.health(reports, into: &writer)
+    }
+}

@@ -1,0 +1,354 @@
+import Feed
+import Foundation
+import Metrics
+import Synchronization
+
+/// Many feeds as one: a ``FeedSource`` whose reload fans out to every source (a pull) or to the
+/// sources that are due (the schedule, ``ReloadTrigger``), at most `concurrency` at once, each
+/// with its own conditional GET and the per-fetch limits, and merges what they hold into one
+/// list (the store sorts it newest first).
+///
+/// - **Item ids** are `<source key>:<the feed's id>` (``RiverItemID``): unique across sources
+///   even when two feeds use the same guid, and stable across restarts and instances.
+/// - **Partial failure is normal.** A source that fails or answers `304` keeps the items the
+///   store holds for it (found by their key), so the river's last good state of every source is
+///   the store's snapshot itself; nothing else is stored. A reload fails only when every source
+///   was fetched and every one failed.
+/// - **State.** Validators, back-off and next fetch of each source (``SourceState``) live in a
+///   ``Feed/SourceStateStore``: memory, or Redis for a cluster (``useStateStore(_:)``), read at
+///   the start of each reload and written after each fetch.
+public final class River: FeedSource, SourceDirectory {
+    /// One configured source.
+    struct Member: Sendable {
+        let key: String
+        let subscription: Subscription
+        let upstream: UpstreamSource
+    }
+
+    /// What one fetch of one source brought.
+    enum FetchResult: Sendable {
+        case notModified(freshFor: Double?)
+        case items(
+            [FeedItem], UpstreamSource.Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
+        case failed(UpstreamError)
+    }
+
+    private struct Known: Sendable {
+        var states: [String: SourceState] = [:]
+        var itemCounts: [String: Int] = [:]
+        var failing = Set<String>()
+        var generation = 0
+    }
+
+    let members: [Member]
+    private let index: [String: Int]
+    /// The rules for the next fetch.
+    public let policy: RefreshPolicy
+    /// Whether a schedule runs (reports then carry the next fetch).
+    public let isScheduled: Bool
+    private let concurrency: Int
+    private let stateStore: Mutex<any SourceStateStore>
+    private let known = Mutex(Known())
+    private let now: @Sendable () -> Date
+    private let random: @Sendable () -> Double
+    private let metrics: RiverMetrics?
+
+    /// Creates a river over `subscriptions` (keys must be distinct: ``duplicateKey(in:)``).
+    /// `refreshEvery` is the schedule's base interval (nil: pulls only); `now` and `random` are
+    /// injected so tests control time and jitter.
+    public init(
+        subscriptions: [Subscription], limits: FetchLimits, concurrency: Int = 16,
+        refreshEvery: Duration? = nil,
+        registry: MetricsRegistry? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        members = subscriptions.map {
+            Member(
+                key: SourceKey.of($0.url), subscription: $0,
+                upstream: UpstreamSource(url: $0.url, limits: limits, now: now))
+        }
+        var index: [String: Int] = [:]
+        for (position, member) in members.enumerated() { index[member.key] = position }
+        self.index = index
+        let base = refreshEvery.map {
+            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
+        }
+        policy = RefreshPolicy(base: base ?? 900)
+        isScheduled = base != nil
+        self.concurrency = max(1, concurrency)
+        stateStore = Mutex(MemorySourceStates())
+        self.now = now
+        self.random = random
+        let keys = members.map(\.key)
+        metrics = registry.map { RiverMetrics(keys: keys, registry: $0) }
+    }
+
+    /// Two subscriptions with the same key (the same URL up to case and fragment), if any.
+    public static func duplicateKey(in subscriptions: [Subscription]) -> (Subscription, Subscription)? {
+        var seen: [String: Subscription] = [:]
+        for subscription in subscriptions {
+            let key = SourceKey.of(subscription.url)
+            if let first = seen[key] { return (first, subscription) }
+            seen[key] = subscription
+        }
+        return nil
+    }
+
+    /// Keeps source state in `store` from now on (Redis, shared by a cluster). What this river
+    /// learnt so far (the startup fetch: validators, next fetch slots) is copied to it for the
+    /// sources it holds nothing for, so the first scheduled fetches are conditional and spread.
+    public func useStateStore(_ store: any SourceStateStore) async {
+        let stored = await store.load(keys: keys)
+        let learnt = known.withLock { $0.states }
+        for (key, state) in learnt where stored[key] == nil {
+            await store.save(key: key, state: state.encoded())
+        }
+        stateStore.withLock { $0 = store }
+    }
+
+    /// The keys, in configuration order.
+    public var keys: [String] { members.map(\.key) }
+
+    // MARK: FeedSource
+
+    /// Fetches every source (a pull) or the due ones (the schedule) and returns the merged items.
+    public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
+        let scheduled = ReloadTrigger.isScheduled
+        var states = await loadStates()
+        let held = Self.group(current, keys: index)
+        let start = now()
+        // The schedule takes what is due within a short window, so sources whose slots are a
+        // few milliseconds apart share one reload (and one new version) instead of one each.
+        let window = min(1, policy.base / 10)
+        let selected = members.indices.filter { position in
+            let member = members[position]
+            let state = states[member.key] ?? SourceState()
+            return scheduled
+                ? policy.isDue(state, key: member.key, now: start, window: window)
+                : policy.mayPull(state, now: start)
+        }
+        if selected.isEmpty {
+            if scheduled || members.isEmpty { return current }
+            throw FeedError("every source asked us to wait (Retry-After); the feed stays as it was")
+        }
+        let results = await fetchAll(selected, states: states, held: held)
+        var failures: [(Member, UpstreamError)] = []
+        var fetched: [String: [FeedItem]] = [:]
+        for (position, result) in results {
+            let member = members[position]
+            let before = states[member.key] ?? SourceState()
+            let after: SourceState
+            let finished = now()
+            switch result {
+            case .notModified(let freshFor):
+                after = policy.succeeded(
+                    before, key: member.key, now: finished, newItems: false, freshFor: freshFor)
+            case .items(let items, let validators, let freshFor, let hints, let recovered):
+                let heldIDs = Set((held[member.key] ?? []).map(\.id))
+                let prefixed = items.map { item in
+                    var copy = item
+                    copy.id = RiverItemID.join(key: member.key, id: item.id)
+                    return copy
+                }
+                var updated = before
+                updated.etag = validators.etag
+                updated.lastModified = validators.lastModified
+                updated.hints = hints
+                updated.recovered = recovered
+                after = policy.succeeded(
+                    updated, key: member.key, now: finished,
+                    newItems: prefixed.contains { !heldIDs.contains($0.id) }, freshFor: freshFor)
+                fetched[member.key] = prefixed
+            case .failed(let error):
+                after = policy.failed(before, now: finished, error: error, random: random())
+                failures.append((member, error))
+            }
+            states[member.key] = after
+            await saveState(after, key: member.key)
+        }
+        if failures.count == members.count {
+            record(states, itemCounts: nil)
+            throw Self.allFailed(failures)
+        }
+        var merged: [FeedItem] = []
+        var counts: [String: Int] = [:]
+        for member in members {
+            let items = fetched[member.key] ?? held[member.key] ?? []
+            counts[member.key] = items.count
+            merged.append(contentsOf: items)
+        }
+        record(states, itemCounts: counts)
+        return merged
+    }
+
+    /// Runs the fetches of `selected`, at most `concurrency` at a time; results in completion order.
+    private func fetchAll(_ selected: [Int], states: [String: SourceState], held: [String: [FeedItem]]) async
+        -> [(Int, FetchResult)]
+    {
+        let jobs = selected.map { position -> (Int, Member, [FeedItem], UpstreamSource.Validators) in
+            let member = members[position]
+            let ownItems = (held[member.key] ?? []).map { item in
+                var copy = item
+                copy.id = String(RiverItemID.feedID(of: item.id))
+                return copy
+            }
+            let state = states[member.key] ?? SourceState()
+            // Validators are only worth sending while the store holds what they describe.
+            let validators =
+                ownItems.isEmpty
+                ? UpstreamSource.Validators()
+                : UpstreamSource.Validators(etag: state.etag, lastModified: state.lastModified)
+            return (position, member, ownItems, validators)
+        }
+        let metrics = metrics
+        return await withTaskGroup(of: (Int, FetchResult).self) { group in
+            var next = 0
+            func job(_ index: Int) -> @Sendable () async -> (Int, FetchResult) {
+                let (position, member, ownItems, validators) = jobs[index]
+                return {
+                    let began = ContinuousClock.now
+                    let result: FetchResult
+                    do {
+                        switch try await member.upstream.poll(current: ownItems, validators: validators) {
+                        case .notModified(let freshFor): result = .notModified(freshFor: freshFor)
+                        case .items(let items, let validators, let freshFor, let hints, let recovered):
+                            result = .items(
+                                items, validators, freshFor: freshFor, hints: hints, recovered: recovered)
+                        }
+                    } catch let error as UpstreamError {
+                        result = .failed(error)
+                    } catch {
+                        result = .failed(UpstreamError("\(error)", kind: .transport))
+                    }
+                    metrics?.record(key: member.key, result: result, duration: ContinuousClock.now - began)
+                    return (position, result)
+                }
+            }
+            while next < jobs.count && next < concurrency {
+                group.addTask(operation: job(next))
+                next += 1
+            }
+            var results: [(Int, FetchResult)] = []
+            results.reserveCapacity(jobs.count)
+            for await result in group {
+                results.append(result)
+                if next < jobs.count {
+                    group.addTask(operation: job(next))
+                    next += 1
+                }
+            }
+            return results
+        }
+    }
+
+    /// The store's items by source key (ids as the store has them); items of sources no longer
+    /// configured are left out, so removing a source removes its items.
+    static func group(_ items: [FeedItem], keys: [String: Int]) -> [String: [FeedItem]] {
+        var groups: [String: [FeedItem]] = [:]
+        for item in items {
+            guard let key = RiverItemID.key(of: item.id), keys[String(key)] != nil else { continue }
+            groups[String(key), default: []].append(item)
+        }
+        return groups
+    }
+
+    private static func allFailed(_ failures: [(Member, UpstreamError)]) -> FeedError {
+        if failures.count == 1, let (member, error) = failures.first {
+            return FeedError("upstream \(member.upstream.displayURL): \(error.message)")
+        }
+        let shown = failures.prefix(3).map { "\($0.0.upstream.displayURL): \($0.1.message)" }
+        let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
+        return FeedError("all \(failures.count) sources failed: \(shown.joined(separator: "; "))\(more)")
+    }
+
+    // MARK: State
+
+    private func loadStates() async -> [String: SourceState] {
+        let store = stateStore.withLock { $0 }
+        let stored = await store.load(keys: keys)
+        var states: [String: SourceState] = [:]
+        for (key, bytes) in stored { states[key] = SourceState.decode(bytes) }
+        known.withLock { known in
+            for (key, state) in states { known.states[key] = state }
+        }
+        return states
+    }
+
+    private func saveState(_ state: SourceState, key: String) async {
+        let store = stateStore.withLock { $0 }
+        await store.save(key: key, state: state.encoded())
+    }
+
+    private func record(_ states: [String: SourceState], itemCounts: [String: Int]?) {
+        known.withLock { known in
+            known.states = states
+            if let itemCounts { known.itemCounts = itemCounts }
+            let failing = Set(states.filter { $0.value.lastError != nil }.keys)
+            if failing != known.failing {
+                known.failing = failing
+                known.generation += 1
+            }
+        }
+    }
+
+    /// Re-reads the shared state (what another instance fetched) and returns when the schedule
+    /// should next look: the earliest time any source is due.
+    public func nextDue() async -> Date {
+        let states = await loadStates()
+        record(states.merging(known.withLock { $0.states }) { stored, _ in stored }, itemCounts: nil)
+        let start = now()
+        var earliest = start.addingTimeInterval(policy.base)
+        for member in members {
+            let state = states[member.key] ?? SourceState()
+            var at = state.nextFetch ?? start
+            if let fresh = state.freshUntil, fresh > at { at = fresh }
+            if let notBefore = state.notBefore, notBefore > at { at = notBefore }
+            if at < earliest { earliest = at }
+        }
+        return earliest
+    }
+
+    // MARK: SourceDirectory
+
+    /// Every source and how its fetches go.
+    public var reports: [SourceReport] {
+        let known = known.withLock { $0 }
+        return members.map { member in
+            let state = known.states[member.key] ?? SourceState()
+            return SourceReport(
+                label: label(member, state), feedURL: Self.withoutCredentials(member.subscription.url),
+                displayURL: member.upstream.displayURL, lastSuccess: state.lastSuccess,
+                lastError: state.lastError, recovered: state.recovered,
+                failingSince: state.failingSince, consecutiveFailures: state.failures,
+                nextFetch: isScheduled ? state.nextFetch : nil, items: known.itemCounts[member.key] ?? 0)
+        }
+    }
+
+    /// Grows whenever a source starts or stops failing.
+    public var statusGeneration: Int { known.withLock { $0.generation } }
+
+    /// The source of an item id.
+    public func label(forItemID id: String) -> SourceLabel? {
+        RiverItemID.key(of: id).flatMap { label(forKey: String($0)) }
+    }
+
+    /// The label of the source with `key`.
+    public func label(forKey key: String) -> SourceLabel? {
+        guard let position = index[key] else { return nil }
+        let member = members[position]
+        return label(member, known.withLock { $0.states[member.key] } ?? SourceState())
+    }
+
+    private func label(_ member: Member, _ state: SourceState) -> SourceLabel {
+        let title =
+            member.subscription.title ?? state.hints.title ?? member.subscription.url.host ?? member.key
+        return SourceLabel(key: member.key, title: title, siteURL: state.hints.siteURL)
+    }
+
+    private static func withoutCredentials(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.user = nil
+        components.password = nil
+        return components.string ?? ""
+    }
+}

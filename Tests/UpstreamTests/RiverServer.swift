@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+/// `Fixtures/river_server.py`: many scriptable feeds on one loopback port, one per test process.
+/// Each test names its own feeds (a fresh UUID each), so their counts are its own.
+final class RiverServer: Sendable {
+    static let shared: RiverServer? = try? RiverServer()
+
+    let port: Int
+    private let process: Process
+    private let input: Pipe
+
+    private init() throws {
+        let (process, input, words) = try UpstreamServer.launch("river_server.py")
+        guard words.count == 2, words[0] == "PORT", let port = Int(words[1]) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        self.port = port
+        self.process = process
+        self.input = input
+    }
+
+    /// The server, started on first use.
+    static func running() throws -> RiverServer {
+        guard let shared else { throw CocoaError(.executableNotLoadable) }
+        return shared
+    }
+
+    /// A new feed's name, unique to the caller.
+    static func name(_ hint: String) -> String { hint + "-" + UUID().uuidString.prefix(8).lowercased() }
+
+    /// The URL of feed `name`.
+    func url(_ name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/r/\(name).xml")! }
+
+    /// Prepends an item to `name`.
+    func add(_ name: String, guid: String) async throws {
+        _ = try await post("/r/\(name)/add?guid=\(guid)")
+    }
+
+    /// Changes how `name` answers (see the script's doc: mode, maxage, retry, busy, title, ttl).
+    func set(_ name: String, _ settings: String) async throws {
+        _ = try await post("/r/\(name)/set?\(settings)")
+    }
+
+    /// `requests`, `ok`, `notModified`, `failed` of `name`.
+    func stats(_ name: String) async throws -> [String: Int] {
+        let port = port
+        let response = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("GET /stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return try connection.readResponse()
+        }
+        let all =
+            try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: [String: Int]] ?? [:]
+        return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0]
+    }
+
+    private func post(_ path: String) async throws -> RawResponse {
+        let port = port
+        return try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+            return try connection.readResponse()
+        }
+    }
+}
