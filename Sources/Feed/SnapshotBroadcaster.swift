@@ -2,8 +2,10 @@ import Synchronization
 
 /// "Version N is published", fanned out to any number of listeners: what a store's
 /// ``FeedBackend/publications()`` hands out. Each listener gets its own `AsyncStream`, which
-/// keeps only the newest snapshot if the listener falls behind (a listener wants to know where
-/// the feed is, not every step it took).
+/// keeps the last ``backlog`` snapshots if the listener falls behind: a slow listener (the event
+/// fan-out runs below the server's threads in priority) still hands on every version, and one
+/// that fell further behind than that skips to the newest ones (snapshots are shared, so the
+/// backlog holds references, not copies).
 public final class SnapshotBroadcaster: Sendable {
     private struct Listeners {
         var next = 0
@@ -12,6 +14,9 @@ public final class SnapshotBroadcaster: Sendable {
 
     private let listeners = Mutex(Listeners())
 
+    /// How many unread snapshots a listener keeps before the oldest are dropped.
+    public static let backlog = 64
+
     /// Creates a broadcaster with no listeners.
     public init() {}
 
@@ -19,7 +24,7 @@ public final class SnapshotBroadcaster: Sendable {
     /// iterating (the task is cancelled) or drops it.
     public func subscribe() -> AsyncStream<FeedSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: FeedSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+            of: FeedSnapshot.self, bufferingPolicy: .bufferingNewest(Self.backlog))
         let id = listeners.withLock { state in
             state.next += 1
             state.continuations[state.next] = continuation

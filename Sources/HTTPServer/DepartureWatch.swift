@@ -25,23 +25,20 @@ final class DepartureWatch: Sendable {
 
     private let streams: @Sendable () -> [ResponseStream]
     private let stopped = Atomic<Bool>(false)
-    private let finished = Mutex<Bool>(false)
 
     /// Starts the watch over what `streams` lists each round.
     init(streams: @escaping @Sendable () -> [ResponseStream]) {
         self.streams = streams
-        let thread = Thread { [self] in
-            self.run()
-            self.finished.withLock { $0 = true }
-        }
+        let thread = Thread { [self] in self.run() }
         thread.name = "stream-departures"
         thread.start()
     }
 
-    /// Ends the watch; returns once its thread has left its last round. Safe to call twice.
+    /// Ends the watch: its thread acts on nothing more and leaves within a round. Never waits
+    /// (it is called from async code and from a deinit, which must not hold a thread of Swift's
+    /// cooperative pool for a round). Safe to call twice.
     func stop() {
         stopped.store(true, ordering: .releasing)
-        while !finished.withLock({ $0 }) { usleep(10_000) }
     }
 
     private func run() {
@@ -58,6 +55,8 @@ final class DepartureWatch: Sendable {
             guard ready > 0 else { continue }
             let gone = Self.peerClosed | Int16(POLLHUP | POLLERR | POLLNVAL)
             for (index, descriptor) in descriptors.enumerated() where descriptor.revents & gone != 0 {
+                // Once stopped the server may be stopping libmicrohttpd: resume nothing more.
+                guard !stopped.load(ordering: .acquiring) else { return }
                 watched[index].0.clientDeparted(from: descriptor.fd)
             }
         }
