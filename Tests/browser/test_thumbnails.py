@@ -86,3 +86,27 @@ def test_thumbnails_show_without_layout_shift_and_only_from_the_page_host(page, 
     assert page.eval("document.documentElement.scrollWidth <= window.innerWidth")
     thumbs = page.eval(f"{THUMBS}.map(i => {{ const r = i.getBoundingClientRect(); return [r.left, r.right] }})")
     assert all(0 <= left and right <= 390 for left, right in thumbs), thumbs
+
+
+def test_offline_the_saved_page_keeps_its_thumbnails(page, server, image_host):
+    from test_live_and_offline import attach_service_worker, emulate_offline
+
+    srv = server(items=pictured_items(image_host), extra_args=["--allow-private-images"])
+    open_feed(page, srv.url + "/")
+    page.wait_for("navigator.serviceWorker.controller !== null", 10, "the service worker to take over")
+    # The first visit's pictures loaded before the worker took over; the next visit's go
+    # through it and are kept.
+    open_feed(page, srv.url + "/")
+    page.wait_for(f"{THUMBS}.length === 4 && {THUMBS}.every(i => i.complete && i.naturalWidth > 0)", 15,
+                  "every thumbnail to load")
+    page.wait_for("caches.open('pullrefresh-thumbnails').then(c => c.keys()).then(k => k.length === 4)", 10,
+                  "the four thumbnails to be kept")
+    sessions = [page.session, attach_service_worker(page)]
+    emulate_offline(page, sessions, True)
+    try:
+        page.goto(srv.url + "/")
+        page.wait_for("!document.querySelector('[data-ptr-offline]').hidden", 10, "the offline banner")
+        page.wait_for(f"{THUMBS}.length === 4 && {THUMBS}.every(i => i.complete && i.naturalWidth > 0)", 10,
+                      "the saved page's thumbnails, offline")
+    finally:
+        emulate_offline(page, sessions, False)
