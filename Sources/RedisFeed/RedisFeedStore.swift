@@ -256,6 +256,10 @@ public actor RedisFeedStore: FeedBackend {
         let deadline =
             ContinuousClock.now + configuration.lease * 2 + delay + configuration.commandTimeout * 2
         do {
+            // The epoch this reload began in: a wait woken by the adoption of a new one (Redis
+            // lost the feed and was seeded again) is no reload's result, so the loop goes on and
+            // this caller takes part in a reload within the new epoch.
+            let startEpoch = board.current.epoch
             while true {
                 let base = board.currentVersion
                 let reply = try await FeedScripts.acquire.run(
@@ -301,6 +305,8 @@ public actor RedisFeedStore: FeedBackend {
                 // answers at once instead of being missed.
                 let wait = min(.milliseconds(max(number, 0) + Int.random(in: 20...80)), remaining)
                 switch await board.wait(above: max(base, stored), timeout: wait) {
+                case .published(let snapshot, _) where snapshot.epoch != startEpoch:
+                    continue
                 case .published(let snapshot, let reload):
                     return .success(ReloadOutcome(snapshot: snapshot, reloadNumber: reload))
                 case .failed(let message):
