@@ -178,8 +178,16 @@ func mhdAccessHandler(
         }
         context.suspend(connection)
         MHD_suspend_connection(connection)
+        let method = context.method
+        let path = context.path
+        let rawQuery = context.rawQuery
         Task {
             let response = await work()
+            // A deferred answer (e.g. a thumbnail made on first request) is stored like a
+            // prepared one, so its repeats are answered before routing too.
+            if response.isReusable, let stored = core.storedResponses {
+                stored.remember(response, method: method, path: path, query: rawQuery, headers: headers)
+            }
             core.finish(context, with: response)
         }
     }

@@ -17,9 +17,11 @@ import Upstream
         let metrics: MetricsRegistry
         let host: ImageHost
 
-        /// `images` maps item ids to image-host paths (nil: an item without an image).
+        /// `images` maps item ids to image-host paths (nil: an item without an image);
+        /// `storedResponses` as the server's option (0: every request reaches the service).
         init(
-            _ images: [String: String?], policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20
+            _ images: [String: String?], policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20,
+            storedResponses: Int = 64
         ) async throws {
             host = try await ImageHost.running()
             let host = host
@@ -42,7 +44,9 @@ import Upstream
             var options = ServerOptions()
             options.port = 0
             options.threads = 2
-            server = try Server(router: router, options: options, logger: Logger(quiet: true))
+            options.storedResponses = storedResponses
+            server = try Server(
+                router: router, options: options, logger: Logger(quiet: true), metrics: metrics)
         }
 
         func get(_ target: String, accept: String? = "image/avif,image/webp,*/*", headers: String = "")
@@ -164,7 +168,9 @@ import Upstream
         var images: [String: String?] = [:]
         for (index, name) in names.enumerated() { images["i\(index)"] = "/f/\(name)?t=bounded" }
         let capacity = 60_000
-        let harness = try await Harness(images, cacheBytes: capacity)
+        // The service's own cache is under test: the server's stored responses would answer the
+        // evicted picture in front of it (they hold the response they were given).
+        let harness = try await Harness(images, cacheBytes: capacity, storedResponses: 0)
         for index in names.indices {
             #expect(try await harness.get("/img/i\(index)?w=480").status == 200)
             #expect(harness.service.cacheUsage.bytes <= capacity)
@@ -177,6 +183,19 @@ import Upstream
         // The first was evicted: asking again fetches again.
         #expect(try await harness.get("/img/i0?w=480").status == 200)
         #expect(try await harness.host.requests(for: "/f/photo.jpg?t=bounded") == 2)
+        await harness.server.shutdown()
+    }
+
+    @Test("a thumbnail's repeats are answered as stored responses, before routing")
+    func repeatsAreStored() async throws {
+        let harness = try await Harness(["i0": "/f/photo.jpg?t=stored"])
+        for _ in 0..<4 {
+            let response = try await harness.get("/img/i0?w=160", accept: "image/webp")
+            #expect(response.status == 200)
+        }
+        // The first is made (deferred: fetch and resize), the next three are the stored answer.
+        #expect(harness.metrics.exposition().contains("pullrefresh_http_stored_responses_total 3\n"))
+        #expect(try await harness.host.requests(for: "/f/photo.jpg?t=stored") == 1)
         await harness.server.shutdown()
     }
 }
