@@ -150,8 +150,12 @@ lint:
 image-test-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/images/requirements.txt
 
+## The departed-streams suite (FIN/RST noticed within 1 s) runs on its own after the rest: it
+## measures the server's reaction time, which the other suites' parallel load on 2 cores
+## stretched past the bound once (2.8 s) without anything being wrong in the server.
 swift-test: build-debug cluster-deps image-test-deps
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip StreamDepartureTests
+	$(SWIFT) test --skip-build --filter StreamDepartureTests
 
 js-test:
 	node --test Tests/js/
