@@ -141,15 +141,13 @@ public final class EventHub: Sendable {
             if let version = Int(header), version >= 0 { return .version(version) }
         }
         guard let raw = request.queryValue("since") else { return nil }
-        if let position = FeedPosition(eventID: raw), position.version <= ItemsQuery.maxVersion {
-            return .position(position)
-        }
-        guard let version = Int(raw), (0...ItemsQuery.maxVersion).contains(version) else {
+        guard let (epoch, version) = ItemsQuery.sincePosition(raw) else {
             throw HTTPError.badRequest(
                 "Query parameter 'since' must be a feed version (an integer of 0 or more) or an event id.",
                 code: "invalid_since")
         }
-        return .version(version)
+        guard let epoch else { return .version(version) }
+        return .position(FeedPosition(epoch: epoch, version: version))
     }
 
     /// One `version` event: `added` counts the items newer than `since`.
@@ -157,8 +155,6 @@ public final class EventHub: Sendable {
         let added = snapshot.entries.lazy.filter { $0.addedIn > since }.count
         var writer = JSONWriter(capacity: 112)
         writer.openSnapshot(snapshot)
-        writer.raw(",\"epoch\":")
-        writer.string(snapshot.position.tag)
         writer.raw(",\"added\":")
         writer.number(added)
         writer.raw("}")
