@@ -81,7 +81,9 @@ export function startLiveUpdates(root, endpoints = {}) {
 
   function open() {
     if (source) return
-    const url = new URL(endpoints.events || '/api/events', location.href)
+    // A page of one source of a river names its stream (`data-ptr-events-endpoint`, with
+    // `source=`), whose events count that source's items only.
+    const url = new URL(endpoints.events || data.ptrEventsEndpoint || '/api/events', location.href)
     known = newest()
     url.searchParams.set('since', sinceParam(known))
     source = new EventSource(url)

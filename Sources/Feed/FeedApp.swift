@@ -83,7 +83,9 @@ public final class FeedApp: Sendable {
         router.get("/api/items") { request in try self.items(request) }
         router.post("/api/refresh") { request in try await self.apiRefresh(request) }
         router.get("/healthz") { _ in self.health() }
-        router.get("/api/events") { request in try self.events.open(request) }
+        router.get("/api/events") { request in
+            try self.events.open(request, sourceKey: try self.sourceFilter(request)?.key)
+        }
         router.get("/sw.js") { request in try self.serviceWorker(request) }
         router.get("/manifest.webmanifest") { request in try self.webAppManifest(request) }
         // Browsers ask for it on their own, whatever the page links: the icon, not a logged 404.
