@@ -34,6 +34,7 @@ let package = Package(
         // pkg-config flags add their include folders (SwiftPM drops its -pthread with a warning).
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "Metrics"),
+        .target(name: "Allocator", dependencies: ["CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
@@ -43,11 +44,11 @@ let package = Package(
         .target(name: "Images", dependencies: ["CVips"]),
         .target(
             name: "Thumbnails",
-            dependencies: ["CMalloc", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
+            dependencies: ["Allocator", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "CMalloc", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
+                "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
                 "Thumbnails",
             ]),
         .executableTarget(
