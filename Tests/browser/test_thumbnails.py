@@ -110,3 +110,25 @@ def test_offline_the_saved_page_keeps_its_thumbnails(page, server, image_host):
                       "the saved page's thumbnails, offline")
     finally:
         emulate_offline(page, sessions, False)
+
+
+def test_the_worker_keeps_at_most_100_thumbnails_dropping_the_oldest(page, server, image_host):
+    # 120 pictured items, then 30 newer ones without pictures: the page itself (its newest 30)
+    # asks for no thumbnail, so the worker's cache holds exactly what the test fetches, in order.
+    items = [{"id": f"t{n}", "title": f"Item {n}", "body": "",
+              "createdAt": "2026-01-01T%02d:%02d:00Z" % (n // 60, n % 60)} for n in range(1, 151)]
+    for item in items[:120]:
+        item["image"] = f"{image_host}/f/photo.jpg?item={item['id']}"
+    srv = server(items=items, extra_args=["--allow-private-images"])
+    open_feed(page, srv.url + "/")
+    page.wait_for("navigator.serviceWorker.controller !== null", 10, "the service worker to take over")
+    assert page.eval("document.querySelectorAll('img.item-thumb').length") == 0
+    # One after another through the worker: each kept as it arrives, the oldest dropped past 100.
+    fetched = page.eval("(async () => { let ok = 0; for (let n = 1; n <= 120; n++) {"
+                        " const response = await fetch(`/img/t${n}?w=96`); await response.arrayBuffer();"
+                        " if (response.ok) ok++ } return ok })()")
+    assert fetched == 120
+    kept_ids = ("caches.open('pullrefresh-thumbnails').then(cache => cache.keys())"
+                ".then(keys => keys.map(key => new URL(key.url).pathname.slice(5)))")
+    page.wait_for(f"{kept_ids}.then(ids => ids.length === 100)", 10, "the cache to be trimmed to 100")
+    assert sorted(page.eval(kept_ids), key=lambda id: int(id[1:])) == [f"t{n}" for n in range(21, 121)]
