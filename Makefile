@@ -190,7 +190,7 @@ ops-test: build-debug ops-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
 
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
-cluster-test: build-debug cluster-deps browser-deps
+cluster-test: build-debug cluster-deps browser-deps image-test-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
 
 ## The soak (Tests/soak/soak.py): two instances on a real redis-server under mixed load (page,

@@ -3,15 +3,14 @@ loopback server, allowed by the test-only --allow-private-images), in fixed slot
 moves when they arrive (the layout-shift PerformanceObserver sums to ~0), and no request ever
 goes to any host but the page's own."""
 import os
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
 from test_pull_to_refresh import open_feed
 
-IMAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "images")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "images"))
+from hosting import serve_images  # noqa: E402
 
 # Installed before any page script: every layout shift from the first paint on, summed as CLS
 # counts them (shifts right after input excluded).
@@ -28,15 +27,7 @@ new PerformanceObserver(list => {
 @pytest.fixture(scope="module")
 def image_host():
     """make-images.py's pictures served by image_host.py on 127.0.0.1 (and .2), one port."""
-    folder = tempfile.mkdtemp(prefix="ptr-images-")
-    subprocess.run([sys.executable, os.path.join(IMAGES, "make-images.py"), folder], check=True, timeout=120)
-    proc = subprocess.Popen([sys.executable, os.path.join(IMAGES, "image_host.py"), folder],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = proc.stdout.readline().split()
-    assert line[:1] == ["PORT"], line
-    yield f"http://127.0.0.1:{line[1]}"
-    proc.stdin.close()
-    proc.wait(10)
+    yield from serve_images()
 
 
 def pictured_items(host, count=8):
