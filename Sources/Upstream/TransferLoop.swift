@@ -16,8 +16,9 @@ import Synchronization
 final class TransferLoop: Sendable {
     static let shared = TransferLoop()
 
-    /// The name of the loop's thread (`/proc/self/task/*/comm` shows its first 15 bytes).
-    static let threadName = "pullrefresh-upstream"
+    /// The name of the loop's thread, as `/proc/self/task/*/comm` and `top -H` show it (Linux
+    /// refuses a name over 15 bytes, which leaves the creating thread's).
+    static let threadName = "upstream-loop"
 
     /// Idle connections the multi handle keeps: as many as a river may have sources. (libcurl's
     /// default, four per handle currently added, would close most of a reload's connections as
@@ -36,8 +37,12 @@ final class TransferLoop: Sendable {
         multi = curl_multi_init()
         guard let multi else { return }
         pullrefresh_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, Self.keptConnections)
-        let thread = Thread { [self] in run() }
-        thread.name = Self.threadName
+        let thread = Thread { [self] in
+            // Named by itself, through the kernel: on Linux, Foundation's `Thread.name` reaches
+            // the kernel only if set on the thread once it knows itself, which races its start.
+            try? Self.threadName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            run()
+        }
         thread.start()
     }
 

@@ -21,6 +21,10 @@ final class RiverServer: Sendable {
         self.input = input
     }
 
+    /// A server of the caller's own (stopped when the test process ends), for counts no other
+    /// test may touch: connections, requests held at a gate.
+    static func ownServer() throws -> RiverServer { try RiverServer() }
+
     /// The server, started on first use.
     static func running() throws -> RiverServer {
         guard let shared else { throw CocoaError(.executableNotLoadable) }
@@ -54,6 +58,19 @@ final class RiverServer: Sendable {
         let all =
             try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: [String: Int]] ?? [:]
         return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0]
+    }
+
+    /// How many connections carried at least one feed GET.
+    func feedConnections() async throws -> Int {
+        let port = port
+        let response = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("GET /connections HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return try connection.readResponse()
+        }
+        let counts = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]
+        guard let count = counts?["feedConnections"] else { throw CocoaError(.fileReadCorruptFile) }
+        return count
     }
 
     private func post(_ path: String) async throws -> RawResponse {
