@@ -49,6 +49,9 @@ public final class River: FeedSource, SourceDirectory {
     private let concurrency: Int
     private let stateStore: Mutex<any SourceStateStore>
     private let known = Mutex(Known())
+    /// Each source's state as last written or read, with its encoding: a load that finds the
+    /// same bytes takes the state as it is.
+    private let lastEncodings = Mutex<[String: (bytes: [UInt8], state: SourceState)]>([:])
     private let now: @Sendable () -> Date
     private let random: @Sendable () -> Double
     private let metrics: RiverMetrics?
@@ -267,7 +270,21 @@ public final class River: FeedSource, SourceDirectory {
         let store = stateStore.withLock { $0 }
         let stored = await store.load(keys: keys)
         var states: [String: SourceState] = [:]
-        for (key, bytes) in stored { states[key] = SourceState.decode(bytes) }
+        states.reserveCapacity(stored.count)
+        lastEncodings.withLock { last in
+            for (key, bytes) in stored {
+                // What this river wrote last (or read last) needs no decoding: most loads read
+                // back this instance's own saves, and JSON decoding is what a reload of 304s
+                // would otherwise spend most of its Swift time on.
+                if let remembered = last[key], remembered.bytes == bytes {
+                    states[key] = remembered.state
+                } else {
+                    let state = SourceState.decode(bytes)
+                    states[key] = state
+                    last[key] = (bytes, state)
+                }
+            }
+        }
         known.withLock { known in
             for (key, state) in states { known.states[key] = state }
         }
@@ -276,7 +293,9 @@ public final class River: FeedSource, SourceDirectory {
 
     private func saveState(_ state: SourceState, key: String) async {
         let store = stateStore.withLock { $0 }
-        await store.save(key: key, state: state.encoded())
+        let bytes = state.encoded()
+        lastEncodings.withLock { $0[key] = (bytes, state) }
+        await store.save(key: key, state: bytes)
     }
 
     private func record(_ states: [String: SourceState], itemCounts: [String: Int]?) {
