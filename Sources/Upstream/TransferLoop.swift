@@ -52,8 +52,15 @@ final class TransferLoop: Sendable {
             transfer.complete(.failure(UpstreamError("libcurl could not start", kind: .transport)))
             return
         }
-        submitted.withLock { $0.append(transfer) }
-        curl_multi_wakeup(multi)
+        // Only the submission that finds the queue empty wakes the loop: a queue that already
+        // holds one has a wake-up on its way (sent after that append), and the loop takes the
+        // whole queue once woken. A reload submitting 100 transfers wakes it once or a few
+        // times, not 100.
+        let wasEmpty = submitted.withLock { waiting in
+            defer { waiting.append(transfer) }
+            return waiting.isEmpty
+        }
+        if wasEmpty { curl_multi_wakeup(multi) }
     }
 
     /// The loop: never returns. Its state lives here, on its own thread.
