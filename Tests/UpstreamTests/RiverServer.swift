@@ -60,17 +60,23 @@ final class RiverServer: Sendable {
         return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0]
     }
 
-    /// How many connections carried at least one feed GET.
-    func feedConnections() async throws -> Int {
+    /// `feedConnections` (connections that carried at least one feed GET), `inFlight` and
+    /// `peakInFlight` (feed GETs being answered now, and at most so far).
+    func connectionCounts() async throws -> [String: Int] {
         let port = port
         let response = try await RawConnection.offPool {
             let connection = try RawConnection(port: port)
             try connection.send("GET /connections HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             return try connection.readResponse()
         }
-        let counts = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]
-        guard let count = counts?["feedConnections"] else { throw CocoaError(.fileReadCorruptFile) }
-        return count
+        guard let counts = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]
+        else { throw CocoaError(.fileReadCorruptFile) }
+        return counts
+    }
+
+    /// How many connections carried at least one feed GET.
+    func feedConnections() async throws -> Int {
+        try await connectionCounts()["feedConnections"] ?? -1
     }
 
     private func post(_ path: String) async throws -> RawResponse {

@@ -30,6 +30,21 @@ struct TransferLoopTests {
         }
     }
 
+    @Test func aRiverFetchesAtMostItsConcurrencyAtOnce() async throws {
+        let server = try RiverServer.ownServer()
+        let names = (0..<9).map { "bounded\($0)" }
+        for name in names { try await server.set(name, "mode=slow&delay=0.2") }
+        let river = River(
+            subscriptions: names.map { Subscription(url: server.url($0)) }, limits: limits, concurrency: 3)
+        let items = try await river.fetch(current: [])
+        #expect(items.count == 9)
+        let counts = try await server.connectionCounts()
+        // Nine feeds of 0.2 s each: the loop runs whatever it is given at once, so the bound
+        // is the river's alone (without it all nine are answered at once).
+        let peak = try #require(counts["peakInFlight"])
+        #expect((1...3).contains(peak), "\(counts)")
+    }
+
     @Test func aCheckedTransferNeverTakesAKeptConnection() async throws {
         let server = try RiverServer.ownServer()
         let url = server.url("checked")

@@ -12,7 +12,8 @@ first use; every name is its own feed (its own URL, so its own source key):
                             mode gate&count=N: holds each request until N requests of the feed
                             arrived (then all answer as ok), or answers 504 after 10 s
   GET  /stats               {"<name>": {"requests", "ok", "notModified", "failed"}}
-  GET  /connections         {"feedConnections": connections that carried a feed GET}
+  GET  /connections         {"feedConnections": connections that carried a feed GET,
+                             "inFlight", "peakInFlight": feed GETs being answered now, at most}
 Every feed starts with one item whose guid is "same" (two feeds share it).
 """
 import hashlib
@@ -28,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 FEEDS = {}
-CONNECTIONS = {"feedConnections": 0}
+CONNECTIONS = {"feedConnections": 0, "inFlight": 0, "peakInFlight": 0}
 GATE = threading.Condition(LOCK)
 BASE = 1767225600  # 2026-01-01
 
@@ -120,6 +121,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.carried_feed = True
                 CONNECTIONS["feedConnections"] += 1
             mode, delay = state["mode"], state["delay"]
+            CONNECTIONS["inFlight"] += 1
+            CONNECTIONS["peakInFlight"] = max(CONNECTIONS["peakInFlight"], CONNECTIONS["inFlight"])
+        try:
+            self.answer_feed(name, state, mode, delay)
+        finally:
+            with LOCK:
+                CONNECTIONS["inFlight"] -= 1
+
+    def answer_feed(self, name, state, mode, delay):
         if mode == "slow":
             time.sleep(delay)
         if mode == "gate":
