@@ -173,6 +173,12 @@ public final class River: FeedSource, SourceDirectory {
             record(states, itemCounts: nil)
             throw Self.allFailed(failures)
         }
+        if fetched.isEmpty, held.values.reduce(0, { $0 + $1.count }) == current.count {
+            // Nothing new from any source, and every item held belongs to one: the river is
+            // the store's items as they are (the store then finds them unchanged, unsorted).
+            record(states, itemCounts: held.mapValues(\.count))
+            return current
+        }
         var merged: [FeedItem] = []
         var counts: [String: Int] = [:]
         for member in members {
