@@ -4,7 +4,7 @@ import Foundation
 /// at most `maxRedirects` redirects and only to http/https, `Accept-Encoding: gzip`, and
 /// conditional requests. Each transfer is a ``Transfer`` on the ``TransferLoop`` (one thread, one
 /// libcurl multi handle, kept easy handles and connections), never Swift's cooperative pool;
-/// those two, with this, are the only code that sees libcurl's pointers.
+/// those two are the only code that sees libcurl's pointers.
 public struct HTTPFetcher: Sendable {
     /// What every fetch may cost.
     public let limits: FetchLimits

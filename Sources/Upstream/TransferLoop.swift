@@ -102,8 +102,9 @@ final class TransferLoop: Sendable {
                 Self.recycle(handle, of: transfer, into: &idleHandles)
                 transfer.complete(result)
             }
-            // libcurl shortens the wait to its own next timeout when it has one sooner.
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // libcurl shortens the wait to its own next timeout when it has one sooner; with
+            // nothing running, a submission's wake-up ends it (or a quiet minute).
+            curl_multi_poll(multi, nil, 0, running.isEmpty ? 60_000 : 1000, nil)
         }
     }
 
