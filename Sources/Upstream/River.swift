@@ -196,29 +196,29 @@ public final class River: FeedSource, SourceDirectory {
     {
         let jobs = selected.map { position -> (Int, Member, [FeedItem], UpstreamSource.Validators) in
             let member = members[position]
-            let ownItems = (held[member.key] ?? []).map { item in
-                var copy = item
-                copy.id = String(RiverItemID.feedID(of: item.id))
-                return copy
-            }
+            let heldItems = held[member.key] ?? []
             let state = states[member.key] ?? SourceState()
             // Validators are only worth sending while the store holds what they describe.
             let validators =
-                ownItems.isEmpty
+                heldItems.isEmpty
                 ? UpstreamSource.Validators()
                 : UpstreamSource.Validators(etag: state.etag, lastModified: state.lastModified)
-            return (position, member, ownItems, validators)
+            return (position, member, heldItems, validators)
         }
         let metrics = metrics
         return await withTaskGroup(of: (Int, FetchResult).self) { group in
             var next = 0
             func job(_ index: Int) -> @Sendable () async -> (Int, FetchResult) {
-                let (position, member, ownItems, validators) = jobs[index]
+                let (position, member, heldItems, validators) = jobs[index]
                 return {
                     let began = ContinuousClock.now
                     let result: FetchResult
                     do {
-                        switch try await member.upstream.poll(current: ownItems, validators: validators) {
+                        // `current` is an autoclosure: the items with the feed's own ids are
+                        // made only if a body needs them, never for a 304.
+                        switch try await member.upstream.poll(
+                            current: Self.withFeedIDs(heldItems), validators: validators)
+                        {
                         case .notModified(let freshFor): result = .notModified(freshFor: freshFor)
                         case .items(let items, let validators, let freshFor, let hints, let recovered):
                             result = .items(
@@ -247,6 +247,15 @@ public final class River: FeedSource, SourceDirectory {
                 }
             }
             return results
+        }
+    }
+
+    /// `items` (one source's, as the store holds them) with their feed's own ids.
+    private static func withFeedIDs(_ items: [FeedItem]) -> [FeedItem] {
+        items.map { item in
+            var copy = item
+            copy.id = String(RiverItemID.feedID(of: item.id))
+            return copy
         }
     }
 
