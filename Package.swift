@@ -30,10 +30,13 @@ let package = Package(
         // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        // libvips 8.14 (libvips-dev): thumbnails. The module map names glib/gobject too; the
-        // pkg-config flags add their include folders (SwiftPM drops its -pthread with a warning).
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips 8.14 (libvips-dev): thumbnails. The module map links libvips and glib/gobject;
+        // glib-2.0's pkg-config adds the include folders its headers need (vips.pc's own flags
+        // would add -pthread, which SwiftPM drops with a warning, and a dozen folders no public
+        // libvips header uses).
+        .systemLibrary(name: "CVips", pkgConfig: "glib-2.0", providers: [.apt(["libvips-dev"])]),
         .target(name: "Metrics"),
+        .target(name: "Allocator", dependencies: ["CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
@@ -43,11 +46,11 @@ let package = Package(
         .target(name: "Images", dependencies: ["CVips"]),
         .target(
             name: "Thumbnails",
-            dependencies: ["CMalloc", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
+            dependencies: ["Allocator", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "CMalloc", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
+                "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
                 "Thumbnails",
             ]),
         .executableTarget(

@@ -8,6 +8,7 @@
 
 import { createAnnouncer, createTexts } from './announcer.mjs'
 import { createFeedList } from './feed-list.mjs'
+import { pagePosition, sinceParam } from './feed-position.mjs'
 import { createCore, DEFAULTS } from './gesture-core.mjs'
 import { createIndicator } from './indicator.mjs'
 import { requestNewItems } from './refresh-request.mjs'
@@ -101,7 +102,9 @@ export function attach(root, options = {}) {
   async function loadNewItems({ signal, source }) {
     const live = source === 'live'
     const endpoint = live ? data.ptrLiveEndpoint : data.ptrEndpoint
-    const answer = await requestNewItems(endpoint, data.ptrVersion, signal, live && 'GET')
+    const answer = await requestNewItems(endpoint, sinceParam(pagePosition(data)), signal, live && 'GET')
+    // The epoch first: watchers of `data-ptr-version` (live-updates.mjs) read both.
+    if (answer.version && answer.epoch) data.ptrEpoch = answer.epoch
     if (answer.version) data.ptrVersion = answer.version
     // Only the instant: what `[data-ptr-updated]` reads like ("5 minutes ago") is the page's
     // business (feed.js watches `datetime`), so the gesture stays free of it.

@@ -44,20 +44,31 @@ export function createFeedList(root, part, text, listen) {
   // The fragment is the server's own escaped rendering of partials/item.mustache (never a
   // user's string): the one place this script parses HTML.
   return html => {
-    const first = list.firstElementChild
+    const incoming = document.createElement('template')
+    incoming.innerHTML = html
+    // A catch-up (the page is from another epoch, or from an earlier run of the server) brings
+    // items the page already shows: the new copy replaces the old one, so nothing is listed
+    // twice and only items the page did not have count as added.
+    const ids = new Set()
+    for (const item of incoming.content.children) {
+      if (item.dataset?.itemId) ids.add(item.dataset.itemId)
+    }
+    const replaced = [...list.children].filter(item => ids.has(item.dataset.itemId))
+    const first = [...list.children].find(item => !ids.has(item.dataset.itemId))
     const firstTop = first?.offsetTop
+    for (const item of replaced) item.remove()
     const before = list.children.length
-    list.insertAdjacentHTML('afterbegin', html)
-    const added = list.children.length - before
+    list.prepend(incoming.content)
+    const added = list.children.length - before - replaced.length
     // Scrolled away: keep what the reader sees where it is (overflow-anchor is off on the root,
     // so the browser does not correct a second time) and offer the pill instead.
-    if (root.scrollTop > 1 && first && added) {
+    if (root.scrollTop > 1 && first && (added || replaced.length)) {
       // Measured in a microtask, not now: the page's MutationObservers (feed.js gives new items
       // their relative times) run first, since their microtask was queued by the insertion, so
       // the items' height is final. Still before the next paint: nothing visibly jumps.
       queueMicrotask(() => (root.scrollTop += first.offsetTop - firstTop))
       unseen += added
-      if (pill) {
+      if (pill && added) {
         pill.textContent = newItemsText(text, unseen)
         pill.hidden = false
       }

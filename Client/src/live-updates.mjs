@@ -7,17 +7,22 @@
  *
  * Hidden pages close their stream: browsers allow six HTTP/1.1 connections per origin, and
  * mobile browsers kill background sockets without telling. Visible again, the page reconnects
- * with `?since=` the newest version it knows, and the server answers at once if it is behind.
+ * with `?since=` the newest position it knows, and the server answers at once if it is behind.
+ * Positions carry their epoch (feed-position.mjs): an event from a later epoch is news whatever
+ * its number, and its `added` counts every item.
  * @module live-updates
  */
 
 import { newItemsText, createTexts } from './announcer.mjs'
+import { isAfter, pagePosition, sinceParam } from './feed-position.mjs'
 
 /**
  * @typedef {object} VersionEvent the `data` of an `event: version`
  * @property {number} version the feed's version now
+ * @property {string} [epoch] the epoch it counts in
  * @property {string} updatedAt ISO time of that version
- * @property {number} added items newer than the version the stream last reported
+ * @property {number} added items newer than the position the stream last reported (all of
+ *   them when that was in another epoch)
  */
 
 /**
@@ -37,25 +42,34 @@ export function startLiveUpdates(root, endpoints = {}) {
   // river names its own (`data-ptr-live-endpoint`, with `source=`).
   data.ptrLiveEndpoint = endpoints.items || data.ptrLiveEndpoint || '/api/items?limit=100'
 
-  /** The newest version the stream told of; never below the version on screen. */
-  let known = Number(data.ptrVersion) || 0
+  /**
+   * The position the stream last reported (or was opened from): what the server counts `added`
+   * from. Never behind the page's own.
+   * @type {import('./feed-position.mjs').FeedPosition}
+   */
+  let known = pagePosition(data)
   /** Items announced beyond those on screen. */
   let pending = 0
   /** @type {EventSource | null} */
   let source = null
 
-  function shown() {
-    return Number(data.ptrVersion) || 0
+  /** `known`, or the page's position when a refresh took the page past it. */
+  function newest() {
+    const shown = pagePosition(data)
+    return isAfter(shown, known) ? shown : known
   }
 
   /** @param {MessageEvent} message */
   function onVersion(message) {
     /** @type {VersionEvent} */
     const event = JSON.parse(message.data)
-    if (!(event.version > Math.max(known, shown()))) return
-    // `added` counts from the version the stream last reported, which is `known`.
-    pending += event.added
-    known = event.version
+    const position = { epoch: event.epoch || known.epoch, version: event.version }
+    if (!isAfter(position, newest())) return
+    // `added` counts from the position the stream last reported, which is `known`: from another
+    // epoch it counts every item, so it replaces what was pending rather than adding to it.
+    const sameEpoch = !known.epoch || position.epoch === known.epoch
+    pending = sameEpoch ? pending + event.added : event.added
+    known = position
     if (pending > 0) {
       pill.textContent = newItemsText(text, pending)
       // Marks the pill's mode: a tap now loads the items (below), besides the gesture's own
@@ -67,8 +81,11 @@ export function startLiveUpdates(root, endpoints = {}) {
 
   function open() {
     if (source) return
-    const url = new URL(endpoints.events || '/api/events', location.href)
-    url.searchParams.set('since', String(Math.max(known, shown())))
+    // A page of one source of a river names its stream (`data-ptr-events-endpoint`, with
+    // `source=`), whose events count that source's items only.
+    const url = new URL(endpoints.events || data.ptrEventsEndpoint || '/api/events', location.href)
+    known = newest()
+    url.searchParams.set('since', sinceParam(known))
     source = new EventSource(url)
     source.addEventListener('version', onVersion)
   }
@@ -114,7 +131,7 @@ export function startLiveUpdates(root, endpoints = {}) {
   // screen up to what the stream had announced, or past it. Heard through the DOM, like every
   // other change feed.js follows: the callback runs after the refresh inserted its items.
   const versionObserver = new MutationObserver(() => {
-    known = Math.max(known, shown())
+    known = newest()
     pending = 0
     // At the top the items are in view: the announced pill has nothing left to lead to (when
     // scrolled away, the gesture has just shown its own pill for the inserted items).

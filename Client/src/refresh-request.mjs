@@ -1,5 +1,5 @@
 /**
- * The network call of the default refresh: `POST /api/refresh?since=<version on screen>` asking
+ * The network call of the default refresh: `POST /api/refresh?since=<position on screen>` asking
  * for the HTML fragment of the new items. No DOM: it only uses `fetch` and `navigator.onLine`.
  * @module refresh-request
  */
@@ -9,6 +9,7 @@
  * @typedef {object} NewItems
  * @property {string} html the fragment of new `<li>` items (empty when nothing is new)
  * @property {string | null} version `X-Feed-Version`: the version the fragment brings the page to
+ * @property {string | null} epoch `X-Feed-Epoch`: the epoch that version counts in
  * @property {string | null} updatedAt `X-Feed-Updated-At`: ISO time of the feed's last change
  */
 
@@ -25,7 +26,8 @@
 /**
  * Asks the server for the items newer than `since`.
  * @param {string} endpoint URL of the refresh endpoint, relative to the page's
- * @param {string | number} since the version the page shows
+ * @param {string | number} since the position the page shows (`<epoch>-<version>`, see
+ *   feed-position.mjs), or a bare version
  * @param {AbortSignal} signal aborts the request (the watchdog's)
  * @param {string | false} [method] `'GET'` to fetch known new items without a reload
  * @returns {Promise<NewItems>} rejects with a {@link RefreshError}
@@ -52,5 +54,10 @@ export async function requestNewItems(endpoint, since, signal, method) {
   // Read the body before reporting the new version: if it fails half way, the page keeps the
   // version it really shows, and the next refresh asks again.
   const html = await response.text()
-  return { html, version: header('X-Feed-Version'), updatedAt: header('X-Feed-Updated-At') }
+  return {
+    html,
+    version: header('X-Feed-Version'),
+    epoch: header('X-Feed-Epoch'),
+    updatedAt: header('X-Feed-Updated-At'),
+  }
 }

@@ -18,6 +18,10 @@ import Synchronization
 /// remembers the newest position (``FeedPosition``) its client knows; a fan-out writes only to
 /// streams behind the version it carries. Ids are `<epoch tag>-<version>`: a client whose
 /// position is from an older epoch gets a full catch-up (`added` counts every item).
+///
+/// A stream of one source of a river (`?source=KEY`, what a filtered page opens) gets the same
+/// events, with `added` counting that source's items only: the pill then announces what its tap
+/// will find.
 public final class EventHub: Sendable {
     /// How long a browser waits before reconnecting, sent as `retry:` (milliseconds).
     public static let retryMillis = 3000
@@ -27,6 +31,15 @@ public final class EventHub: Sendable {
         /// The newest position this stream's client knows: the last event sent on it, or what
         /// the client said it knows when it is ahead of this instance.
         var known: FeedPosition
+        /// `?source=`: the source key whose items `added` counts; nil for the whole feed.
+        let sourceKey: String?
+    }
+
+    /// The streams one event goes to: those whose `added` counts from the same version over
+    /// the same items.
+    private struct Audience: Hashable {
+        let since: Int
+        let sourceKey: String?
     }
 
     private struct State {
@@ -84,16 +97,18 @@ public final class EventHub: Sendable {
 
     /// The response for `GET /api/events`: the `retry:` hint, an event at once when the client
     /// says (`Last-Event-ID` or `?since=`) it knows an older version, then every new version.
-    public func open(_ request: Request) throws(HTTPError) -> Response {
+    /// With `sourceKey` (a validated `?source=`), `added` counts that source's items.
+    public func open(_ request: Request, sourceKey: String? = nil) throws(HTTPError) -> Response {
         let known = try Self.known(request)
         // Registering and reading the snapshot under the hub's lock: a fan-out takes its list of
         // streams under the same lock, so it either runs before (and the snapshot read here
         // already has its version) or after (and finds this stream, behind its version).
         let stream = state.withLock { state -> ResponseStream in
             let snapshot = store.current
-            let (initial, position) = Self.opening(snapshot, known: known)
+            let (initial, position) = Self.opening(snapshot, known: known, sourceKey: sourceKey)
             let stream = ResponseStream(initial: initial)
-            state.listeners[ObjectIdentifier(stream)] = Listener(stream: stream, known: position)
+            state.listeners[ObjectIdentifier(stream)] = Listener(
+                stream: stream, known: position, sourceKey: sourceKey)
             return stream
         }
         let id = ObjectIdentifier(stream)
@@ -110,7 +125,9 @@ public final class EventHub: Sendable {
 
     /// A new stream's first bytes (the `retry:` hint, and the catch-up event when the client is
     /// behind) and the position its client then knows.
-    static func opening(_ snapshot: FeedSnapshot, known: Known?) -> (bytes: [UInt8], known: FeedPosition) {
+    static func opening(_ snapshot: FeedSnapshot, known: Known?, sourceKey: String? = nil)
+        -> (bytes: [UInt8], known: FeedPosition)
+    {
         let retry = Array("retry: \(retryMillis)\n\n".utf8)
         let current = snapshot.position
         let position: FeedPosition
@@ -124,7 +141,7 @@ public final class EventHub: Sendable {
         case .position(let told): position = told
         }
         guard current.isAfter(position) else { return (retry, position) }
-        return (retry + event(snapshot, since: since(position, for: snapshot)), current)
+        return (retry + event(snapshot, since: since(position, for: snapshot), sourceKey: sourceKey), current)
     }
 
     /// What `added` counts from for a client at `position`: everything when it is from another epoch.
@@ -141,24 +158,24 @@ public final class EventHub: Sendable {
             if let version = Int(header), version >= 0 { return .version(version) }
         }
         guard let raw = request.queryValue("since") else { return nil }
-        if let position = FeedPosition(eventID: raw), position.version <= ItemsQuery.maxVersion {
-            return .position(position)
-        }
-        guard let version = Int(raw), (0...ItemsQuery.maxVersion).contains(version) else {
+        guard let (epoch, version) = ItemsQuery.sincePosition(raw) else {
             throw HTTPError.badRequest(
                 "Query parameter 'since' must be a feed version (an integer of 0 or more) or an event id.",
                 code: "invalid_since")
         }
-        return .version(version)
+        guard let epoch else { return .version(version) }
+        return .position(FeedPosition(epoch: epoch, version: version))
     }
 
-    /// One `version` event: `added` counts the items newer than `since`.
-    static func event(_ snapshot: FeedSnapshot, since: Int) -> [UInt8] {
-        let added = snapshot.entries.lazy.filter { $0.addedIn > since }.count
+    /// One `version` event: `added` counts the items newer than `since` (of the source with
+    /// `sourceKey` only, when given).
+    static func event(_ snapshot: FeedSnapshot, since: Int, sourceKey: String? = nil) -> [UInt8] {
+        let prefix = sourceKey.map { $0 + String(RiverItemID.separator) }
+        let added = snapshot.entries.lazy.filter { entry in
+            entry.addedIn > since && prefix.map { entry.item.id.hasPrefix($0) } ?? true
+        }.count
         var writer = JSONWriter(capacity: 112)
         writer.openSnapshot(snapshot)
-        writer.raw(",\"epoch\":")
-        writer.string(snapshot.position.tag)
         writer.raw(",\"added\":")
         writer.number(added)
         writer.raw("}")
@@ -181,16 +198,26 @@ public final class EventHub: Sendable {
     /// to every stream behind it, a group at a time. Streams at or past it are left alone.
     func announce(_ snapshot: FeedSnapshot) async {
         let position = snapshot.position
-        let behind = state.withLock { state -> [Int: [ResponseStream]] in
-            var bySince: [Int: [ResponseStream]] = [:]
+        let behind = state.withLock { state -> [Audience: [ResponseStream]] in
+            var byAudience: [Audience: [ResponseStream]] = [:]
             for (id, listener) in state.listeners where position.isAfter(listener.known) {
-                bySince[Self.since(listener.known, for: snapshot), default: []].append(listener.stream)
+                let audience = Audience(
+                    since: Self.since(listener.known, for: snapshot), sourceKey: listener.sourceKey)
+                byAudience[audience, default: []].append(listener.stream)
                 state.listeners[id]?.known = position
             }
-            return bySince
+            return byAudience
         }
-        for (since, streams) in behind.sorted(by: { $0.key > $1.key }) {
-            await Self.fanOut(Self.event(snapshot, since: since), to: streams)
+        // The whole feed's streams first (nearly all of them), the newest starting point first.
+        let ordered = behind.sorted { left, right in
+            let leftWhole = left.key.sourceKey == nil
+            let rightWhole = right.key.sourceKey == nil
+            if leftWhole != rightWhole { return leftWhole }
+            return left.key.since > right.key.since
+        }
+        for (audience, streams) in ordered {
+            await Self.fanOut(
+                Self.event(snapshot, since: audience.since, sourceKey: audience.sourceKey), to: streams)
         }
     }
 

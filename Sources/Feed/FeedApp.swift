@@ -22,6 +22,8 @@ public final class FeedApp: Sendable {
         var limit: Int
         var cursor: ItemsQuery.Cursor?
         var since: Int?
+        /// The epoch of a `since` given as a position.
+        var sinceEpoch: Int?
         /// The language of the HTML fragment; nil for JSON.
         var fragmentLanguage: String?
     }
@@ -81,7 +83,9 @@ public final class FeedApp: Sendable {
         router.get("/api/items") { request in try self.items(request) }
         router.post("/api/refresh") { request in try await self.apiRefresh(request) }
         router.get("/healthz") { _ in self.health() }
-        router.get("/api/events") { request in try self.events.open(request) }
+        router.get("/api/events") { request in
+            try self.events.open(request, sourceKey: try self.sourceFilter(request)?.key)
+        }
         router.get("/sw.js") { request in try self.serviceWorker(request) }
         router.get("/manifest.webmanifest") { request in try self.webAppManifest(request) }
         // Browsers ask for it on their own, whatever the page links: the icon, not a logged 404.
@@ -236,10 +240,11 @@ public final class FeedApp: Sendable {
             // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
             if request.queryValue("lang") != nil { _ = try language(for: request) }
             let key = ItemsKey(
-                source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since)
+                source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since,
+                sinceEpoch: requested.sinceEpoch)
             return cached(itemBodies, key: key) { whole in
                 let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
-                let query = requested.sinceClamped(to: snapshot.version)
+                let query = requested.sinceClamped(to: snapshot)
                 return Representation(
                     etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\(filter)\"",
                     headers: [
@@ -253,16 +258,17 @@ public final class FeedApp: Sendable {
         let (language, _) = try language(for: request)
         let key = ItemsKey(
             source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since,
-            fragmentLanguage: language)
+            sinceEpoch: requested.sinceEpoch, fragmentLanguage: language)
         return try cached(itemBodies, key: key) { whole in
             let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
-            let query = requested.sinceClamped(to: snapshot.version)
+            let query = requested.sinceClamped(to: snapshot)
             let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
             var headers = SecurityHeaders.html
             headers.set("Content-Type", "text/html; charset=utf-8")
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept, Accept-Language")
             headers.set("X-Feed-Version", String(snapshot.version))
+            headers.set("X-Feed-Epoch", snapshot.position.tag)
             headers.set("X-Feed-Updated-At", Timestamp.iso(snapshot.updatedAt))
             if let next = page.next { headers.set("X-Feed-Next-Cursor", next.text) }
             return Representation(
@@ -290,7 +296,7 @@ public final class FeedApp: Sendable {
         }
         // A page of one source of a river refreshes with `?source=`: its items and what was added.
         let snapshot = only.map { outcome.snapshot.only(sourceKey: $0.key) } ?? outcome.snapshot
-        let since = query.sinceClamped(to: snapshot.version).since ?? arrivedAt
+        let since = query.sinceClamped(to: snapshot).since ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
@@ -320,6 +326,7 @@ public final class FeedApp: Sendable {
         [
             "Cache-Control": "no-store",
             "X-Feed-Version": String(snapshot.version),
+            "X-Feed-Epoch": snapshot.position.tag,
             "X-Feed-Updated-At": Timestamp.iso(snapshot.updatedAt),
             "X-Feed-Added": String(added),
         ]

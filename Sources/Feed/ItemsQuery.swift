@@ -2,6 +2,10 @@ import Foundation
 import HTTPServer
 
 /// Validated query parameters of the items API: `limit`, `cursor`, `since`.
+///
+/// `since` is a version, or a position `<epoch tag>-<version>` (what pages send, and event ids):
+/// a position from another epoch than the snapshot's reads as `0` (``sinceClamped(to:)``),
+/// since its numbers name other items.
 struct ItemsQuery: Sendable {
     /// A position in feed order (newest first): the last item of the previous page.
     struct Cursor: Hashable, Sendable {
@@ -80,6 +84,8 @@ struct ItemsQuery: Sendable {
     var limit = ItemsQuery.defaultLimit
     var cursor: Cursor?
     var since: Int?
+    /// The epoch `since` was given in, when it was a position; nil for a bare version.
+    var sinceEpoch: Int?
 
     init() {}
 
@@ -101,19 +107,36 @@ struct ItemsQuery: Sendable {
             cursor = value
         }
         if let raw = request.queryValue("since") {
-            guard let value = Int(raw), (0...Self.maxVersion).contains(value) else {
+            guard let (epoch, version) = Self.sincePosition(raw) else {
                 throw HTTPError.badRequest(
-                    "Query parameter 'since' must be a non-negative integer version.", code: "invalid_since")
+                    "Query parameter 'since' must be a non-negative integer version or a position "
+                        + "'<epoch>-<version>'.", code: "invalid_since")
             }
-            since = value
+            since = version
+            sinceEpoch = epoch
         }
     }
 
-    /// This query with a `since` above `version` read as `0`: a client from an earlier run (the
-    /// in-memory store restarts at version 1) gets every item rather than none.
-    func sinceClamped(to version: Int) -> ItemsQuery {
+    /// `since` as given: a bare version (`12`, epoch nil) or a position (`mh3x2k1c-12`); nil
+    /// when it is neither or the version is beyond ``maxVersion``.
+    static func sincePosition(_ raw: String) -> (epoch: Int?, version: Int)? {
+        if let position = FeedPosition(eventID: raw) {
+            guard position.version <= maxVersion else { return nil }
+            return (position.epoch, position.version)
+        }
+        guard let version = Int(raw), (0...maxVersion).contains(version) else { return nil }
+        return (nil, version)
+    }
+
+    /// This query with `since` read against `snapshot`: a position from another epoch, or a
+    /// version above the snapshot's (a client from an earlier run: the in-memory store restarts
+    /// at version 1), reads as `0`, so the client gets every item rather than none.
+    func sinceClamped(to snapshot: FeedSnapshot) -> ItemsQuery {
         var query = self
-        if let since, since > version { query.since = 0 }
+        guard let since else { return query }
+        if since > snapshot.version { query.since = 0 }
+        if let sinceEpoch, sinceEpoch != snapshot.epoch { query.since = 0 }
+        query.sinceEpoch = nil
         return query
     }
 

@@ -69,13 +69,15 @@ package struct JSONWriter {
         }
     }
 
-    /// `{"version":N,"updatedAt":"…"`: how every body that reports a snapshot begins (the items
+    /// `{"version":N,"updatedAt":"…","epoch":"…"`: how every body that reports a snapshot begins (the items
     /// API, the refresh answer, the event stream's events); the caller adds the rest and `}`.
     mutating func openSnapshot(_ snapshot: FeedSnapshot) {
         raw("{\"version\":")
         number(snapshot.version)
         raw(",\"updatedAt\":")
         string(Timestamp.iso(snapshot.updatedAt))
+        raw(",\"epoch\":")
+        string(snapshot.position.tag)
     }
 
     /// `{"key":"…","title":"…"`: how every description of a river source begins; the caller

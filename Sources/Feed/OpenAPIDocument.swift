@@ -30,8 +30,8 @@ enum OpenAPIDocument {
                    "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
                    "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
-                  {"name": "since", "in": "query", "required": false, "description": "A version: only items added after it. One above the current version (a client of an earlier run) is read as 0: every item.",
-                   "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
+                  {"name": "since", "in": "query", "required": false, "description": "A version, or a position `<epoch>-<version>` (the `epoch` and `version` of an answer): only items added after it. A position from another epoch (the shared store was emptied and seeded again since), or a version above the current one (a client of an earlier run), is read as 0: every item.",
+                   "schema": {"$ref": "#/components/schemas/Since"}},
                   {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
@@ -43,7 +43,8 @@ enum OpenAPIDocument {
                   "200": {"description": "The page.",
                           "headers": {
                             "ETag": {"$ref": "#/components/headers/ETag"},
-                            "X-Feed-Next-Cursor": {"schema": {"type": "string"}, "description": "HTML only: the cursor of the next page; absent on the last one."}
+                            "X-Feed-Next-Cursor": {"schema": {"type": "string"}, "description": "HTML only: the cursor of the next page; absent on the last one."},
+                            "X-Feed-Epoch": {"schema": {"type": "string"}, "description": "HTML only: the epoch of the version shown (JSON says it in `epoch`)."}
                           },
                           "content": {
                             "application/json": {"schema": {"$ref": "#/components/schemas/ItemsPage"}},
@@ -62,7 +63,7 @@ enum OpenAPIDocument {
                 "summary": "Reload from upstream (shared by concurrent callers) and report what is new.",
                 "description": "Waits for the shared reload. `since` comes from the query or the JSON body; without it, `added` holds the items this reload added (newer than the version current when the request arrived). With `Accept: text/html` the answer is an HTML fragment of the added items (one `<li>` each) instead of JSON.",
                 "parameters": [
-                  {"name": "since", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740991}},
+                  {"name": "since", "in": "query", "required": false, "description": "As for /api/items.", "schema": {"$ref": "#/components/schemas/Since"}},
                   {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of this source only (the reload is the whole river's).",
                    "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}}
@@ -79,6 +80,7 @@ enum OpenAPIDocument {
                     "description": "The feed after the reload.",
                     "headers": {
                       "X-Feed-Version": {"schema": {"type": "integer"}, "description": "The version after the reload."},
+                      "X-Feed-Epoch": {"schema": {"type": "string"}, "description": "The epoch of that version: what `epoch` says in JSON."},
                       "X-Feed-Added": {"schema": {"type": "integer"}, "description": "How many items are in `added`."},
                       "X-Feed-Updated-At": {"schema": {"type": "string", "format": "date-time"}}
                     },
@@ -195,12 +197,19 @@ enum OpenAPIDocument {
                   "items": {"type": "integer", "minimum": 0}
                 }
               },
+              "Since": {
+                "anyOf": [
+                  {"type": "integer", "minimum": 0, "maximum": 9007199254740991},
+                  {"type": "string", "pattern": "^[0-9a-z]{1,12}-[0-9]{1,15}$"}
+                ]
+              },
               "ItemsPage": {
                 "type": "object",
-                "required": ["version", "updatedAt", "items", "nextCursor"],
+                "required": ["version", "epoch", "updatedAt", "items", "nextCursor"],
                 "additionalProperties": false,
                 "properties": {
                   "version": {"type": "integer", "minimum": 1},
+                  "epoch": {"type": "string", "pattern": "^[0-9a-z]{1,12}$", "description": "The epoch the version counts in (base 36); `<epoch>-<version>` is a position for `since`."},
                   "updatedAt": {"type": "string", "format": "date-time"},
                   "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
                   "nextCursor": {"type": ["string", "null"]}
@@ -208,10 +217,11 @@ enum OpenAPIDocument {
               },
               "RefreshResult": {
                 "type": "object",
-                "required": ["version", "updatedAt", "items", "nextCursor", "added"],
+                "required": ["version", "epoch", "updatedAt", "items", "nextCursor", "added"],
                 "additionalProperties": false,
                 "properties": {
                   "version": {"type": "integer", "minimum": 1},
+                  "epoch": {"type": "string", "pattern": "^[0-9a-z]{1,12}$", "description": "The epoch the version counts in (base 36); `<epoch>-<version>` is a position for `since`."},
                   "updatedAt": {"type": "string", "format": "date-time"},
                   "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
                   "nextCursor": {"type": ["string", "null"]},

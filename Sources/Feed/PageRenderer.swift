@@ -81,6 +81,7 @@ public struct PageRenderer: Sendable {
             "only": river?.only.map { .object(["title": .string($0.title), "key": .string($0.key)]) }
                 ?? .null,
             "version": .string(String(snapshot.version)),
+            "epoch": .string(snapshot.position.tag),
             "updatedAt": .string(Timestamp.iso(snapshot.updatedAt)),
             "updatedAtDisplay": .string(Timestamp.display(snapshot.updatedAt)),
             "grid": .bool(layout == .grid),

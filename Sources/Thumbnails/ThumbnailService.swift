@@ -1,4 +1,4 @@
-import CMalloc
+import Allocator
 import Feed
 import Foundation
 import HTTPServer
@@ -131,7 +131,7 @@ public final class ThumbnailService: Sendable {
         // allocator's per-thread arenas, which keep them after free: give the free pages back
         // once per thumbnail made (rare, and it has just cost milliseconds), so RSS tracks the
         // cache rather than its history (bench/thumbnails.py).
-        malloc_trim(0)
+        Allocator.returnFreePages()
         switch made {
         case .failure(let error):
             return fail(

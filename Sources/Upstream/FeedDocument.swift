@@ -30,11 +30,9 @@ public enum FeedDocument {
         let reading: FeedReading
         switch try format(of: data, contentType: contentType) {
         case .json:
-            reading = FeedReading(entries: try JSONFeedParser.parse(data, base: base))
+            reading = try JSONFeedParser.read(data, base: base)
         case .xml:
-            let (entries, recovered) = try XMLFeedParser.parse(
-                data, charset: charset(of: contentType), base: base)
-            reading = FeedReading(entries: entries, recovered: recovered)
+            reading = try XMLFeedParser.read(data, charset: charset(of: contentType), base: base)
         }
         // An upstream that suddenly lists nothing is far more often broken than emptied: the
         // reload fails and the last good version stays.

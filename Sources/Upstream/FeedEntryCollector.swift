@@ -3,7 +3,9 @@ import Foundation
 
 /// Turns the events of an RSS or Atom document into entries: the root element decides the
 /// format, each `item`/`entry` gathers the first occurrence of each field it contains (direct
-/// children, and those inside a `media:group`), and pictures from any depth.
+/// children, and those inside a `media:group`), and pictures from any depth. The feed's own
+/// elements outside the items give its ``hints``: title, site, and RSS's `<ttl>`,
+/// `<skipHours>` and `<skipDays>` — read by the same parser, namespaces and charset as the items.
 final class FeedEntryCollector: XMLEventHandler {
     /// The document's format, once its root element is known (nil: neither RSS nor Atom).
     enum Format {
@@ -51,6 +53,15 @@ final class FeedEntryCollector: XMLEventHandler {
     /// The field being read, and how many elements were open inside the entry when it started.
     private var current: (key: Key, attributes: [XMLAttribute], depth: Int)?
     private var text = ""
+    /// What the feed says about itself; the first occurrence of each.
+    private(set) var hints = FeedHints()
+    /// The elements open outside any entry, below the root, innermost last.
+    private var head: [XMLName] = []
+    /// The feed-level element being read, and how many head elements were open when it started.
+    private var headField: (local: String, attributes: [XMLAttribute], depth: Int)?
+    private var headText = ""
+    /// A hint is a short value: more text than this is not one (and is not kept).
+    private static let maxHintBytes = 4096
 
     init(base: URL) {
         self.base = base
@@ -68,6 +79,8 @@ final class FeedEntryCollector: XMLEventHandler {
             let isFeedVocabulary = format == .rss ? vocabulary == .rss : isAtomVocabulary(vocabulary)
             if name.local == entryName, isFeedVocabulary {
                 beginEntry(attributes)
+            } else {
+                startHeadElement(name, vocabulary: vocabulary, attributes: attributes)
             }
             return
         }
@@ -92,7 +105,10 @@ final class FeedEntryCollector: XMLEventHandler {
     }
 
     func endElement(_ name: XMLName) {
-        guard inEntry else { return }
+        guard inEntry else {
+            endHeadElement()
+            return
+        }
         // The entry's own end tag closes it; any other pops one open element.
         guard open.popLast() != nil else {
             finishEntry()
@@ -107,6 +123,7 @@ final class FeedEntryCollector: XMLEventHandler {
 
     func characters(_ string: String) {
         if current != nil, text.utf8.count < XMLStreamReader.maxTextBytes { text += string }
+        if headField != nil, headText.utf8.count < Self.maxHintBytes { headText += string }
     }
 
     /// RSS 0.91's DOCTYPE names the Netscape DTD over http; one naming a `file:` (or any
@@ -188,6 +205,73 @@ final class FeedEntryCollector: XMLEventHandler {
             let absolute = FeedEntries.absoluteLink(address, base: base)
         else { return }
         images[source] = absolute
+    }
+
+    // MARK: The feed's own elements
+
+    private static let dayNames = [
+        "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+    ]
+
+    /// An element outside the entries: a hint starts when it is one of the feed's own (a child
+    /// of RSS's `<channel>`, or of `<skipHours>`/`<skipDays>` there; a child of Atom's `<feed>`).
+    private func startHeadElement(_ name: XMLName, vocabulary: FeedVocabulary, attributes: [XMLAttribute]) {
+        defer { head.append(name) }
+        guard headField == nil, let format else { return }
+        let parent = head.last.map { ($0.local, FeedVocabulary(namespace: $0.namespace)) }
+        switch format {
+        case .rss:
+            guard vocabulary == .rss else { return }
+            let inChannel = head.count == 1 && parent?.0 == "channel" && parent?.1 == .rss
+            let inSkips =
+                head.count == 2 && head[0].local == "channel" && parent?.1 == .rss
+                && (parent?.0 == "skipHours" && name.local == "hour"
+                    || parent?.0 == "skipDays" && name.local == "day")
+            guard inChannel && ["title", "link", "ttl"].contains(name.local) || inSkips else { return }
+        case .atom:
+            guard head.isEmpty, isAtomVocabulary(vocabulary) else { return }
+            if name.local == "link" {
+                // The feed's web site: its first `rel="alternate"` link (the default relation).
+                let relation = attributes.value(of: "rel") ?? "alternate"
+                if relation == "alternate", hints.siteURL == nil, let href = attributes.value(of: "href") {
+                    hints.siteURL = FeedEntries.absoluteLink(href, base: base)
+                }
+                return
+            }
+            guard name.local == "title" else { return }
+        }
+        headField = (name.local, attributes, head.count)
+        headText = ""
+    }
+
+    private func endHeadElement() {
+        guard head.popLast() != nil else { return }
+        guard let field = headField, field.depth == head.count else { return }
+        headField = nil
+        let value = headText.trimmingCharacters(in: .whitespacesAndNewlines)
+        headText = ""
+        switch field.local {
+        case "title" where hints.title == nil:
+            // RSS titles are escaped HTML by practice; Atom's say what they are.
+            let type = field.attributes.value(of: "type")?.lowercased()
+            let isHTML = format == .rss || type == "html" || type == "xhtml" || type == "text/html"
+            let title =
+                isHTML
+                ? PlainText.read(html: value, limit: FeedEntries.maxTitle, oneLine: true).text
+                : PlainText.collapse(value, limit: FeedEntries.maxTitle)
+            if !title.isEmpty { hints.title = title }
+        case "link" where hints.siteURL == nil:
+            hints.siteURL = FeedEntries.absoluteLink(value, base: base)
+        case "ttl" where hints.ttlMinutes == nil:
+            if let minutes = Int(value), (1...10_080).contains(minutes) { hints.ttlMinutes = minutes }
+        case "hour":
+            // 0–23 GMT; some feeds write 24 for midnight.
+            if let hour = Int(value), (0...24).contains(hour) { hints.skipHours.append(hour % 24) }
+        case "day":
+            if let day = Self.dayNames.firstIndex(of: value.lowercased()) { hints.skipDays.append(day + 1) }
+        default:
+            break
+        }
     }
 
     // MARK: Entry

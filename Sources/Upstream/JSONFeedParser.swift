@@ -4,7 +4,8 @@ import Foundation
 /// JSON Feed 1.x (`{"version":"https://jsonfeed.org/version/1.1","items":[…]}`) and our own
 /// data-file shape (`{"items":[{"id","title","body","createdAt"}]}`, validated like `--data`).
 enum JSONFeedParser {
-    static func parse(_ data: Data, base: URL) throws(UpstreamError) -> [UpstreamEntry] {
+    /// The entries, and for JSON Feed its `title` and `home_page_url` as hints.
+    static func read(_ data: Data, base: URL) throws(UpstreamError) -> FeedReading {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -15,16 +16,29 @@ enum JSONFeedParser {
             throw UpstreamError("the JSON feed must be an object with an \"items\" array")
         }
         if let version = top["version"] as? String, version.hasPrefix("https://jsonfeed.org/version/") {
-            return try jsonFeed(top, base: base)
+            return FeedReading(entries: try jsonFeed(top, base: base), hints: hints(top, base: base))
         }
         do {
-            return try FileSource.parse(data, name: "from the upstream").map {
-                UpstreamEntry(id: $0.id, title: $0.title, body: $0.body, url: $0.url, date: $0.createdAt)
-            }
+            return FeedReading(
+                entries: try FileSource.parse(data, name: "from the upstream").map {
+                    UpstreamEntry(id: $0.id, title: $0.title, body: $0.body, url: $0.url, date: $0.createdAt)
+                })
         } catch {
             throw UpstreamError(
                 error.message.replacingOccurrences(of: "data file from the upstream", with: "the JSON feed"))
         }
+    }
+
+    private static func hints(_ top: [String: Any], base: URL) -> FeedHints {
+        var hints = FeedHints()
+        if let title = top["title"] as? String {
+            let text = PlainText.collapse(title, limit: FeedEntries.maxTitle)
+            hints.title = text.isEmpty ? nil : text
+        }
+        if let home = top["home_page_url"] as? String {
+            hints.siteURL = FeedEntries.absoluteLink(home, base: base)
+        }
+        return hints
     }
 
     private static func jsonFeed(_ top: [String: Any], base: URL) throws(UpstreamError) -> [UpstreamEntry] {

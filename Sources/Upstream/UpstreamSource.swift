@@ -154,10 +154,6 @@ public final class UpstreamSource: FeedSource {
         let reading = try FeedDocument.read(body.data, contentType: body.contentType, base: body.finalURL)
         noteRecovery(reading.recovered)
         let entries = reading.entries
-        let hints = FeedHints.read(
-            body.data,
-            format: (try? FeedDocument.format(of: body.data, contentType: body.contentType)) ?? .xml,
-            base: body.finalURL)
         let fetchedAt = now()
         let shownItems = entries.contains(where: { $0.date == nil }) ? current() : []
         let items = state.withLock { state in
@@ -183,6 +179,6 @@ public final class UpstreamSource: FeedSource {
         }
         return .items(
             items, validators: Validators(etag: body.etag, lastModified: body.lastModified),
-            freshFor: body.freshFor, hints: hints, recovered: reading.recovered)
+            freshFor: body.freshFor, hints: reading.hints, recovered: reading.recovered)
     }
 }

@@ -5,11 +5,9 @@ import Foundation
 /// only serve expansion attacks in a feed), as are UTF-16/32 documents, which that scan cannot
 /// read. What the parser recovered from is returned with the entries, for the log and `/healthz`.
 enum XMLFeedParser {
-    /// The entries of an RSS or Atom document and the recovery summary (nil when the document
-    /// was well-formed); `base` resolves relative links, `charset` is `Content-Type`'s.
-    static func parse(_ data: Data, charset: String?, base: URL) throws(UpstreamError)
-        -> (entries: [UpstreamEntry], recovered: String?)
-    {
+    /// The entries of an RSS or Atom document, its hints and the recovery summary (nil when the
+    /// document was well-formed); `base` resolves relative links, `charset` is `Content-Type`'s.
+    static func read(_ data: Data, charset: String?, base: URL) throws(UpstreamError) -> FeedReading {
         try refuseEntityDeclarations(data)
         let (repaired, changes) = FeedRepair.repair(data)
         let collector = FeedEntryCollector(base: base)
@@ -30,7 +28,9 @@ enum XMLFeedParser {
         }
         collector.finishOpenEntry()
         let notes = [changes.summary, report.summary].compactMap { $0 }
-        return (collector.entries, notes.isEmpty ? nil : notes.joined(separator: "; "))
+        return FeedReading(
+            entries: collector.entries, recovered: notes.isEmpty ? nil : notes.joined(separator: "; "),
+            hints: collector.hints.normalized())
     }
 
     /// Entity declarations (`<!ENTITY`) only serve expansion attacks in a feed; UTF-16 and

@@ -1,4 +1,4 @@
-import CMalloc
+import Allocator
 import Feed
 import Foundation
 import HTTPServer
@@ -11,21 +11,10 @@ import Upstream
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
-    /// Allocations of 128 KiB and more always get pages of their own, given back on free.
-    ///
-    /// glibc otherwise raises that threshold each time such a block is freed, up to 32 MiB, and
-    /// later large blocks come from the heap, whose freed memory it keeps: every new version
-    /// compresses its pages (brotli's encoder takes several MiB at a time), and the server's
-    /// private memory grew by 5.7 MB over bench/leak.py's rounds (+1.4 MB with the threshold
-    /// fixed; bench/MEMORY.md). Setting the threshold turns the adjustment off.
-    static func keepLargeAllocationsReturnable() {
-        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-    }
-
     static func run(_ arguments: [String]) async -> Int32 {
         // First: from here on a termination signal is caught, never fatal (see SignalWaiter).
         let signals = SignalWaiter()
-        keepLargeAllocationsReturnable()
+        Allocator.keepLargeAllocationsReturnable()
         let config: Configuration
         do {
             config = try Configuration.parse(arguments, environment: ProcessInfo.processInfo.environment)

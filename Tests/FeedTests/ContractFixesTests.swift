@@ -125,6 +125,75 @@ struct ContractFixesTests {
         await server.shutdown()
     }
 
+    /// A page says where it is as `<epoch tag>-<version>` (its `data-ptr-epoch`, and the
+    /// answers' `epoch` / `X-Feed-Epoch`): within the current epoch that is its version; from
+    /// another epoch (the shared store was emptied and seeded again) it reads as `0` on every
+    /// route, so a page of the old epoch gets everything rather than "nothing new".
+    @Test func sinceFromAnotherEpochReadsAsZeroOnEveryRoute() async throws {
+        let (app, _) = try Fixtures.app()
+        let server = try LiveFeedTests.start(app)
+        let page = try await Self.get(server.port, "/")
+        let whole =
+            try JSONSerialization.jsonObject(
+                with: Data(try await Self.get(server.port, "/api/items").body)) as? [String: Any]
+        let epoch = try #require(whole?["epoch"] as? String)
+        let version = try #require(whole?["version"] as? Int)
+        let count = try #require((whole?["items"] as? [Any])?.count)
+        #expect(count == 5)
+        #expect(page.text.contains("data-ptr-version=\"\(version)\" data-ptr-epoch=\"\(epoch)\""))
+        let other = FeedPosition.tag(Int(epoch, radix: 36)! - 1)
+
+        func items(_ since: String, html: Bool = false) async throws -> RawResponse {
+            try await Self.get(server.port, "/api/items?since=\(since)", html ? "Accept: text/html\r\n" : "")
+        }
+        func itemCount(_ response: RawResponse) throws -> Int? {
+            let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            return (json?["items"] as? [Any])?.count
+        }
+        // The same epoch: a position is its version.
+        #expect(try itemCount(try await items("\(epoch)-\(version)")) == 0)
+        #expect(try itemCount(try await items("\(epoch)-0")) == count)
+        // Another epoch: everything, in JSON and in the fragment, which names the epoch it shows.
+        #expect(try itemCount(try await items("\(other)-\(version)")) == count)
+        let fragment = try await items("\(other)-\(version)", html: true)
+        #expect(PageLinks.itemIDs(fragment.text).count == count)
+        #expect(fragment.header("X-Feed-Epoch") == epoch)
+        #expect(fragment.header("X-Feed-Version") == String(version))
+        // The refresh (each one adds a few items): `added` counts from the position, so only the
+        // new items from this epoch's, and every item from another epoch's.
+        for (since, everything) in [("\(epoch)-\(version)", false), ("\(other)-\(version)", true)] {
+            let refresh = try await RawConnection.exchange(
+                port: server.port,
+                ["POST /api/refresh?since=\(since) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"])[0]
+            #expect(refresh.status == 200, "\(since)")
+            #expect(refresh.header("X-Feed-Epoch") == epoch, "\(since)")
+            let json = try JSONSerialization.jsonObject(with: Data(refresh.body)) as? [String: Any]
+            let total = try #require((json?["items"] as? [Any])?.count)
+            let added = try #require((json?["added"] as? [Any])?.count)
+            #expect(refresh.header("X-Feed-Added") == String(added), "\(since)")
+            #expect(
+                everything ? added == total : (0..<total).contains(added), "\(since): \(added) of \(total)")
+        }
+        // The event stream opened from a page of another epoch: the full catch-up at once.
+        let now = try #require(try itemCount(try await items("0")))
+        let (stream, _) = try await RawConnection.offPool {
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET /api/events?since=\(other)-\(version) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let reader = StreamingReader(connection)
+            return (reader, try reader.readHead().status)
+        }
+        let event = try await EventStreamTests.read(stream, until: "}\n\n")
+        #expect(event.contains("\"epoch\":\"\(epoch)\""))
+        #expect(event.contains("\"added\":\(now)}"))
+        // Not a position: a clear 400 naming the parameter.
+        for bad in ["\(epoch)-", "-3", "\(epoch)-x", "a-b-3", "\(epoch)-99999999999999999999"] {
+            let response = try await items(bad)
+            #expect(response.status == 400, "\(bad)")
+            #expect(try Self.errorCode(response) == "invalid_since", "\(bad)")
+        }
+        await server.shutdown()
+    }
+
     /// What libmicrohttpd 0.9.75 answers itself, before any handler runs, so its fixed HTML body
     /// (and `Connection: close`) even under `/api/`: the README's "Errors" lists exactly these.
     /// The server goes on serving after each.

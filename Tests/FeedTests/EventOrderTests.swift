@@ -13,12 +13,14 @@ struct EventOrderTests {
     static let epoch = 1_000_000
     static var tag: String { FeedPosition.tag(epoch) }
 
-    static func serve(_ store: ScriptedStore) throws -> (FeedApp, Server) {
+    static func serve(_ store: ScriptedStore, sources: (any SourceDirectory)? = nil) throws -> (
+        FeedApp, Server
+    ) {
         let (_, publicDir) = try Fixtures.publicFolder()
         let app = FeedApp(
             store: store, renderer: try Fixtures.renderer(),
             files: try StaticFiles(directory: publicDir.path), logger: Logger(quiet: true),
-            heartbeat: .seconds(60))
+            heartbeat: .seconds(60), sources: sources)
         return (app, try EventStreamTests.start(app))
     }
 
@@ -121,6 +123,74 @@ struct EventOrderTests {
         let last = try await EventStreamTests.read(reader, until: "}\n\n")
         #expect(Self.ids(text) == ["\(Self.tag)-3", "\(newTag)-2"])
         #expect(last.hasSuffix("\"epoch\":\"\(newTag)\",\"added\":3}\n\n"))
+        await server.shutdown()
+    }
+
+    /// Two river sources, as the routes see them.
+    struct TwoSources: SourceDirectory {
+        static let keys = ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]
+        var reports: [SourceReport] { [] }
+        var statusGeneration: Int { 0 }
+        func label(forItemID id: String) -> SourceLabel? {
+            RiverItemID.key(of: id).flatMap { label(forKey: String($0)) }
+        }
+        func label(forKey key: String) -> SourceLabel? {
+            Self.keys.contains(key) ? SourceLabel(key: key, title: "Feed \(key.prefix(1))") : nil
+        }
+    }
+
+    /// Version `version` of a river: `items` pairs of (source index, guid), newest first.
+    static func riverSnapshot(version: Int, _ items: [(source: Int, guid: String, addedIn: Int)])
+        -> FeedSnapshot
+    {
+        let entries = items.enumerated().map { index, entry in
+            FeedSnapshot.Entry(
+                item: FeedItem(
+                    id: RiverItemID.join(key: TwoSources.keys[entry.source], id: entry.guid),
+                    title: entry.guid,
+                    body: "", createdAt: Date(timeIntervalSince1970: 1_700_000_000 - Double(index))),
+                addedIn: entry.addedIn)
+        }
+        return FeedSnapshot(
+            version: version, updatedAt: Date(timeIntervalSince1970: 1_700_000_000), entries: entries,
+            epoch: epoch)
+    }
+
+    /// A page of one source opens `/api/events?source=KEY`: the same events, with `added`
+    /// counting that source's items only (its pill announces what its tap finds).
+    @Test func aStreamOfOneSourceCountsOnlyThatSourcesItems() async throws {
+        let store = ScriptedStore(epoch: Self.epoch)
+        let first = Self.riverSnapshot(version: 1, [(0, "a1", 1), (1, "b1", 1)])
+        store.publish(first)
+        let (app, server) = try Self.serve(store, sources: TwoSources())
+        let keyB = TwoSources.keys[1]
+        let (whole, _, _) = try await EventStreamTests.open(server.port)
+        let (onlyB, status, _) = try await EventStreamTests.open(
+            server.port, target: "/api/events?source=\(keyB)")
+        #expect(status == 200)
+        try await EventStreamTests.read(whole, until: "retry:")
+        try await EventStreamTests.read(onlyB, until: "retry:")
+        try await EventStreamTests.eventually { app.events.openStreams == 2 }
+        // Version 2 adds one item of a and two of b.
+        let second = Self.riverSnapshot(
+            version: 2, [(1, "b3", 2), (0, "a2", 2), (1, "b2", 2), (0, "a1", 1), (1, "b1", 1)])
+        store.publish(second)
+        await app.events.announce(second)
+        let tag = Self.tag
+        #expect(try await EventStreamTests.read(whole, until: "}\n\n").hasSuffix("\"added\":3}\n\n"))
+        let filtered = try await EventStreamTests.read(onlyB, until: "}\n\n")
+        #expect(Self.ids(filtered) == ["\(tag)-2"])
+        #expect(filtered.hasSuffix("\"epoch\":\"\(tag)\",\"added\":2}\n\n"))
+        // Opened behind, it catches up with that source's count too.
+        let (late, _, _) = try await EventStreamTests.open(
+            server.port, target: "/api/events?source=\(keyB)&since=\(tag)-1")
+        #expect(try await EventStreamTests.read(late, until: "}\n\n").hasSuffix("\"added\":2}\n\n"))
+        // The filter is checked as on every route.
+        let (_, unknown, _) = try await EventStreamTests.open(
+            server.port, target: "/api/events?source=000000000000")
+        let (_, malformed, _) = try await EventStreamTests.open(server.port, target: "/api/events?source=b")
+        #expect(unknown == 404)
+        #expect(malformed == 400)
         await server.shutdown()
     }
 }

@@ -52,31 +52,84 @@ struct RiverUnitTests {
         }
     }
 
-    @Test func hintsComeFromTheChannelNotTheItems() {
+    /// The hints of a document as the river gets them: from the parser that reads its items.
+    static func hints(_ document: String, contentType: String? = nil, base: String = "https://feed.example/")
+        throws -> FeedHints
+    {
+        try FeedDocument.read(Data(document.utf8), contentType: contentType, base: URL(string: base)!).hints
+    }
+
+    static func hints(_ bytes: [UInt8], contentType: String?) throws -> FeedHints {
+        try FeedDocument.read(Data(bytes), contentType: contentType, base: URL(string: "https://f.example/")!)
+            .hints
+    }
+
+    @Test func hintsComeFromTheChannelNotTheItems() throws {
         let rss = """
             <rss><channel><title>The <![CDATA[Channel]]> &amp; co</title><link>https://site.example/</link>
-            <ttl>30</ttl><skipHours><hour>1</hour><hour>2</hour></skipHours><skipDays><day>Sunday</day></skipDays>
+            <atom:link xmlns:atom="http://www.w3.org/2005/Atom" rel="self" href="https://feed.example/rss"/>
+            <ttl>30</ttl><skipHours><hour>2</hour><hour>1</hour><hour>24</hour><hour>1</hour></skipHours>
+            <skipDays><day>Sunday</day><day>saturday</day></skipDays>
             <item><title>Item title</title><link>https://item.example/</link><ttl>5</ttl></item></channel></rss>
             """
-        let hints = FeedHints.xml(Data(rss.utf8), base: URL(string: "https://feed.example/")!)
         #expect(
-            hints
+            try Self.hints(rss)
                 == FeedHints(
                     title: "The Channel & co", siteURL: "https://site.example/", ttlMinutes: 30,
-                    skipHours: [1, 2],
-                    skipDays: [1]))
-        let atom =
-            "<feed><title>Atom</title><link rel=\"self\" href=\"/feed\"/><link href=\"/home\"/><entry/></feed>"
-        let atomHints = FeedHints.xml(Data(atom.utf8), base: URL(string: "https://feed.example/x")!)
-        #expect(atomHints.siteURL == "https://feed.example/home" && atomHints.title == "Atom")
-        // Odd shapes never crash: empty elements, unclosed tags, a `>` right after the name.
+                    skipHours: [0, 1, 2], skipDays: [1, 7]))
+        // Atom: the first alternate link (the default relation), not `self`; an HTML title is read as HTML.
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title type="html">Atom &amp;lt;3</title>
+            <link rel="self" href="/feed"/><link href="/home"/><link href="/later"/>
+            <entry><title>Entry</title><link href="/entry"/></entry></feed>
+            """
+        let atomHints = try Self.hints(atom, base: "https://feed.example/x")
+        #expect(atomHints.siteURL == "https://feed.example/home" && atomHints.title == "Atom <3")
+        // RSS 1.0 (RDF): the channel is a sibling of the items, its elements in the RSS namespace.
+        let rdf = """
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+            <channel rdf:about="https://rdf.example/"><title>RDF channel</title><link>https://rdf.example/</link></channel>
+            <item rdf:about="https://rdf.example/1"><title>One</title></item></rdf:RDF>
+            """
+        #expect(try Self.hints(rdf) == FeedHints(title: "RDF channel", siteURL: "https://rdf.example/"))
+        // A prefixed RSS vocabulary is matched by its namespace, not by its prefix.
+        let prefixed = """
+            <r:rss xmlns:r="http://backend.userland.com/rss2"><r:channel><r:title>Prefixed</r:title>
+            <r:ttl>60</r:ttl><r:item><r:title>x</r:title></r:item></r:channel></r:rss>
+            """
+        #expect(try Self.hints(prefixed) == FeedHints(title: "Prefixed", ttlMinutes: 60))
+        // JSON Feed: `title` and `home_page_url`.
+        let json = """
+            {"version":"https://jsonfeed.org/version/1.1","title":" JSON  feed ","home_page_url":"/site",
+             "items":[{"id":"1","content_text":"hello"}]}
+            """
+        #expect(
+            try Self.hints(json, base: "https://j.example/feed")
+                == FeedHints(title: "JSON feed", siteURL: "https://j.example/site"))
+    }
+
+    @Test func hintsAreReadInTheDocumentsCharsetAndOddShapesAreIgnored() throws {
+        // ISO-8859-1 declared by the prolog: the title's "é" (0xE9) is read as such.
+        let latin1 =
+            Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><rss><channel><title>Caf"#.utf8) + [0xE9]
+            + Array("</title><item><title>x</title></item></channel></rss>".utf8)
+        #expect(try Self.hints(latin1, contentType: "application/rss+xml").title == "Café")
+        // Odd shapes never crash and give no hint: empty elements, junk values, every hour skipped.
+        let allHours = (0..<24).map { "<hour>\($0)</hour>" }.joined()
         for odd in [
-            "<title>", "<title></title>", "<link/>", "<title", "<ttl>x</ttl>", "<link>javascript:x</link>",
+            "<title></title>", "<link/>", "<ttl>x</ttl>", "<ttl>0</ttl>", "<ttl>99999</ttl>",
+            "<link>javascript:alert(1)</link>", "<skipHours>\(allHours)</skipHours>",
+            "<skipDays><day>Someday</day></skipDays>",
+            "<skipHours><hour>25</hour><hour>-1</hour></skipHours>",
         ] {
-            let hints = FeedHints.xml(
-                Data("<rss><channel>\(odd)".utf8), base: URL(string: "https://f.example/")!)
-            #expect(hints.siteURL == nil && hints.ttlMinutes == nil)
+            let hints = try Self.hints("<rss><channel>\(odd)<item><title>x</title></item></channel></rss>")
+            #expect(hints == FeedHints(), "\(odd)")
         }
+        // Elements outside the channel, or nested deeper, are not the channel's.
+        let nested =
+            "<rss><channel><image><title>Logo</title><link>https://logo.example/</link></image>"
+            + "<item><title>x</title></item></channel><ttl>30</ttl></rss>"
+        #expect(try Self.hints(nested) == FeedHints())
     }
 
     @Test func itemIDsJoinTheKeyAndStayWithinTheLimit() {

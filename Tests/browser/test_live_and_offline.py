@@ -65,6 +65,7 @@ def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_rel
     wait_streams(srv, 2, "both pages to open their event stream")
     before = page.eval(f"{LIST}.children.length")
     shown = page.eval(f"{FEED}.dataset.ptrVersion")
+    epoch = page.eval(f"{FEED}.dataset.ptrEpoch")
 
     status, headers, _ = srv.request("POST", "/api/refresh")
     assert status == 200
@@ -95,7 +96,7 @@ def test_a_refresh_elsewhere_shows_the_pill_and_tapping_it_inserts_without_a_rel
     assert page.requests("/api/refresh", since=mark, method="POST") == []
     assert len(srv.access_lines("POST", "/api/refresh")) == posts
     fetched = page.requests("/api/items", since=mark, method="GET")
-    assert len(fetched) == 1 and f"since={shown}" in fetched[0]["url"], fetched
+    assert len(fetched) == 1 and f"since={epoch}-{shown}" in fetched[0]["url"], fetched
     assert fetched[0]["headers"].get("Accept") == "text/html"
     ids = page.eval(f"[...{LIST}.children].map(li => li.dataset.itemId)")
     assert len(ids) == len(set(ids))

@@ -65,6 +65,7 @@ def test_long_pull_fires_exactly_one_refresh_and_inserts_new_items(page, server,
     open_feed(page, srv.url + "/")
     before = item_ids(page)
     version = page.eval(f"{FEED}.dataset.ptrVersion")
+    epoch = page.eval(f"{FEED}.dataset.ptrEpoch")
     mark = page.mark()
 
     assert pull_until_armed(page) == "armed"
@@ -86,7 +87,8 @@ def test_long_pull_fires_exactly_one_refresh_and_inserts_new_items(page, server,
     reqs = refreshes(page, mark)
     assert len(reqs) == 1, reqs
     assert reqs[0]["method"] == "POST"
-    assert reqs[0]["url"].endswith(f"/api/refresh?since={version}")
+    # The position on screen: the version within its epoch (what the page was rendered from).
+    assert epoch and reqs[0]["url"].endswith(f"/api/refresh?since={epoch}-{version}")
     assert reqs[0]["headers"].get("Accept") == "text/html"
 
     after = item_ids(page)

@@ -49,11 +49,12 @@ def in_background(function):
 
 
 def bodies_by_version(instances, seen):
-    """Records each instance's GET /api/items body under its version; one body per version."""
+    """Records each instance's GET /api/items body under its position (epoch, version): one body
+    per position."""
     for instance in instances:
         headers, body = instance.items()
-        version = json.loads(body)["version"]
-        seen.setdefault(version, set()).add(body)
+        listed = json.loads(body)
+        seen.setdefault((listed["epoch"], listed["version"]), set()).add(body)
     return seen
 
 
@@ -218,6 +219,7 @@ def test_redis_restarted_empty_is_reseeded_and_versions_never_go_back(redis, ins
     bodies_by_version(nodes, seen)
     stored = json.loads(redis.get(f"snap:{top}"))
     old_epoch = redis.get("epoch")
+    old_epoch_tag = json.loads(nodes[0].items()[1])["epoch"]
     redis.restart_empty()
     wait_for(lambda: redis.get("version") == str(top), "the instances to re-seed the version")
     assert json.loads(redis.get(f"snap:{top}")) == stored
@@ -227,12 +229,18 @@ def test_redis_restarted_empty_is_reseeded_and_versions_never_go_back(redis, ins
         wait_for(lambda: node.health()["status"] == "ok", "instance to reconnect")
         assert node.version() == top
     bodies_by_version(nodes, seen)
+    new_epoch_tag = json.loads(nodes[0].items()[1])["epoch"]
     status, _, body = nodes[1].refresh()
     assert status == 200 and body["version"] == top + 1
     wait_for(lambda: all(node.version() == top + 1 for node in nodes), "every instance at the new version")
     bodies_by_version(nodes, seen)
-    assert sorted(seen) == [top, top + 1]
-    assert all(len(bodies) == 1 for bodies in seen.values()), "two different snapshots under one version"
+    # Version `top` in the old epoch and in the new one (the same items: the seed kept them), then
+    # `top + 1` in the new one.
+    assert sorted(version for _, version in seen) == [top, top, top + 1]
+    assert {epoch for epoch, _ in seen} == {old_epoch_tag, new_epoch_tag}
+    assert all(len(bodies) == 1 for bodies in seen.values()), "two different snapshots under one position"
+    reseeded = [json.loads(next(iter(seen[(tag, top)])))["items"] for tag in (old_epoch_tag, new_epoch_tag)]
+    assert reseeded[0] == reseeded[1]
 
 
 def test_killed_lease_holder_lets_another_instance_finish_after_the_lease(redis, instances):

@@ -26,7 +26,7 @@ function element(props = {}) {
 }
 
 /** Installs the fakes; returns the root, its pill, the streams opened and the observers. */
-function setUp({ version = '3', visible = true } = {}) {
+function setUp({ version = '3', epoch, visible = true } = {}) {
   const streams = []
   const observers = []
   class FakeEventSource extends EventTarget {
@@ -70,10 +70,12 @@ function setUp({ version = '3', visible = true } = {}) {
     },
   })
   root.dataset = { ptrVersion: version, ptrTextNew: '{n} new items', ptrTextNewOne: '1 new item' }
+  if (epoch) root.dataset.ptrEpoch = epoch
   const live = startLiveUpdates(root)
   started.push(live)
   /** Moves the version on screen as a refresh does, and lets the observer hear it. */
-  const moveVersion = to => {
+  const moveVersion = (to, toEpoch) => {
+    if (toEpoch) root.dataset.ptrEpoch = toEpoch
     root.dataset.ptrVersion = String(to)
     for (const observer of observers) observer.callback([])
   }
@@ -111,6 +113,38 @@ test('events add up in the pill, older or repeated versions are ignored', () => 
   streams[0].send({ version: 3, updatedAt: '', added: 9 })
   streams[0].send({ version: 6, updatedAt: '', added: 2 })
   assert.equal(pill.textContent, '3 new items')
+})
+
+test('with an epoch the stream opens from the position, <epoch>-<version>', () => {
+  const { streams } = setUp({ version: '7', epoch: 'mh9a00000a' })
+  assert.equal(streams[0].url, 'http://127.0.0.1:8080/api/events?since=mh9a00000a-7')
+})
+
+test('an event of a later epoch is news whatever its number, and its count replaces the pending one', () => {
+  const { streams, pill, setVisibility } = setUp({ version: '40', epoch: 'mh9a00000a' })
+  streams[0].send({ version: 41, epoch: 'mh9a00000a', updatedAt: '', added: 2 })
+  assert.equal(pill.textContent, '2 new items')
+  // Redis was emptied and seeded again: version 3 of the new epoch, `added` counts every item.
+  streams[0].send({ version: 3, epoch: 'mh9b00000b', updatedAt: '', added: 45 })
+  assert.equal(pill.textContent, '45 new items')
+  // Within the new epoch numbers compare again: 2 is old news, 4 adds its one.
+  streams[0].send({ version: 2, epoch: 'mh9b00000b', updatedAt: '', added: 9 })
+  streams[0].send({ version: 4, epoch: 'mh9b00000b', updatedAt: '', added: 1 })
+  assert.equal(pill.textContent, '46 new items')
+  // An event of the old epoch (an instance that has not adopted yet) is not news.
+  streams[0].send({ version: 90, epoch: 'mh9a00000a', updatedAt: '', added: 5 })
+  assert.equal(pill.textContent, '46 new items')
+  setVisibility('hidden')
+  setVisibility('visible')
+  assert.equal(streams[1].url, 'http://127.0.0.1:8080/api/events?since=mh9b00000b-4')
+})
+
+test('a page that refreshed into a later epoch reopens from its own position', () => {
+  const { streams, moveVersion, setVisibility } = setUp({ version: '40', epoch: 'mh9a00000a' })
+  moveVersion(2, 'mh9b00000b')
+  setVisibility('hidden')
+  setVisibility('visible')
+  assert.equal(streams[1].url, 'http://127.0.0.1:8080/api/events?since=mh9b00000b-2')
 })
 
 test('tapping the live pill runs the gesture refresh with source live, once', async () => {

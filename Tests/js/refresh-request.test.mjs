@@ -32,8 +32,19 @@ test('POSTs to the endpoint with since=<version>, asking for HTML, with the sign
   assert.deepEqual(answer, {
     html: '<li>new</li>',
     version: '13',
+    epoch: null,
     updatedAt: '2026-03-01T12:00:00Z',
   })
+})
+
+test('a position goes out as since=<epoch>-<version>; the answer names its epoch', async () => {
+  const calls = serve(() => new Response('<li>new</li>', {
+    headers: { 'X-Feed-Version': '2', 'X-Feed-Epoch': 'mh9b3k2f1q', 'X-Feed-Updated-At': '2026-03-01T12:00:00Z' },
+  }))
+  const answer = await requestNewItems('/api/refresh?source=0123456789ab', 'mh9a00000a-12', signal)
+  assert.equal(calls[0].url, 'http://127.0.0.1:8080/api/refresh?source=0123456789ab&since=mh9a00000a-12')
+  assert.equal(answer.version, '2')
+  assert.equal(answer.epoch, 'mh9b3k2f1q')
 })
 
 test('304 and 204 are "nothing new", not errors', async () => {
