@@ -56,7 +56,7 @@ def log(message: str) -> None:
 def cpu_seconds(pid: int) -> float:
     """The CPU time of `pid`'s threads, in nanoseconds from each one's /proc schedstat (the
     scheduler's own count; utime+stime come in 10 ms ticks). The server's threads live as long as
-    it does (libmicrohttpd's pool, the kept transfer threads), so none is missed by exiting."""
+    it does (libmicrohttpd's pool, the transfer loop's thread), so none is missed by exiting."""
     total = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         try:

@@ -7,7 +7,7 @@
 #include <netinet/in.h>
 #include <curl/curl.h>
 
-/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift does not import: one typed
+/* curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are variadic, which Swift does not import: one typed
    wrapper per argument kind. */
 typedef size_t (*pullrefresh_curl_write)(char *data, size_t size, size_t count, void *context);
 
@@ -69,6 +69,16 @@ static inline int pullrefresh_curl_address_bytes(const struct curl_sockaddr *add
 /* The socket libcurl would have opened itself, for an address that passed the check. */
 static inline curl_socket_t pullrefresh_curl_open(const struct curl_sockaddr *address) {
     return socket(address->family, address->socktype, address->protocol);
+}
+
+static inline CURLMcode pullrefresh_curl_multi_set_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/* Makes `share` hold a DNS cache of its own, used by the easy handles it is set on instead of
+   their multi handle's. */
+static inline CURLSHcode pullrefresh_curl_share_dns(CURLSH *share) {
+    return curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 }
 
 #endif

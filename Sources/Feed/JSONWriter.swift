@@ -1,25 +1,40 @@
 /// A minimal JSON writer for the API's own output: faster than JSONEncoder and byte-stable
-/// (fixed key order), which keeps ETags and benchmarks honest.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// (fixed key order), which keeps ETags and benchmarks honest. `package`: the river's source
+/// state (`Upstream`) is written with it too.
+package struct JSONWriter {
+    /// What was written so far.
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 1024) {
+    /// An empty writer with room for `capacity` bytes.
+    package init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ text: StaticString) {
+    /// Appends `text` as it is (punctuation, keys).
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func number(_ value: Int) {
+    /// Appends an integer.
+    package mutating func number(_ value: Int) {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    mutating func null() {
+    /// Appends a finite double in its shortest form that reads back as the same value
+    /// (`786297600.25`, `1e-07`: both JSON numbers); `null` for infinity and NaN, which JSON
+    /// has no number for.
+    package mutating func number(_ value: Double) {
+        guard value.isFinite else { return null() }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// Appends `null`.
+    package mutating func null() {
         raw("null")
     }
 
-    mutating func string(_ value: String) {
+    /// Appends `value` as a JSON string (quotes, control characters, `<` escaped).
+    package mutating func string(_ value: String) {
         bytes.append(34)
         var value = value
         value.withUTF8 { utf8 in

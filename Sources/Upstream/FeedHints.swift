@@ -33,6 +33,39 @@ public struct FeedHints: Sendable, Equatable, Codable {
         self.skipDays = skipDays
     }
 
+    /// Writes the hints as `JSONEncoder` would (keys sorted, absent values left out): part of
+    /// ``SourceState/encoded()``.
+    func write(into writer: inout JSONWriter) {
+        writer.raw("{")
+        if let siteURL {
+            writer.raw("\"siteURL\":")
+            writer.string(siteURL)
+            writer.raw(",")
+        }
+        writer.raw("\"skipDays\":")
+        Self.write(skipDays, into: &writer)
+        writer.raw(",\"skipHours\":")
+        Self.write(skipHours, into: &writer)
+        if let title {
+            writer.raw(",\"title\":")
+            writer.string(title)
+        }
+        if let ttlMinutes {
+            writer.raw(",\"ttlMinutes\":")
+            writer.number(ttlMinutes)
+        }
+        writer.raw("}")
+    }
+
+    private static func write(_ numbers: [Int], into writer: inout JSONWriter) {
+        writer.raw("[")
+        for (position, number) in numbers.enumerated() {
+            if position > 0 { writer.raw(",") }
+            writer.number(number)
+        }
+        writer.raw("]")
+    }
+
     /// These hints as the schedule uses them: skips sorted and without repeats, and a feed that
     /// would skip every hour (or every day) — never to be fetched — has that wish ignored.
     func normalized() -> FeedHints {

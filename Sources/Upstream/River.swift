@@ -49,6 +49,9 @@ public final class River: FeedSource, SourceDirectory {
     private let concurrency: Int
     private let stateStore: Mutex<any SourceStateStore>
     private let known = Mutex(Known())
+    /// Each source's state as last written or read, with its encoding: a load that finds the
+    /// same bytes takes the state as it is.
+    private let lastEncodings = Mutex<[String: (bytes: [UInt8], state: SourceState)]>([:])
     private let now: @Sendable () -> Date
     private let random: @Sendable () -> Double
     private let metrics: RiverMetrics?
@@ -170,6 +173,12 @@ public final class River: FeedSource, SourceDirectory {
             record(states, itemCounts: nil)
             throw Self.allFailed(failures)
         }
+        if fetched.isEmpty, held.values.reduce(0, { $0 + $1.count }) == current.count {
+            // Nothing new from any source, and every item held belongs to one: the river is
+            // the store's items as they are (the store then finds them unchanged, unsorted).
+            record(states, itemCounts: held.mapValues(\.count))
+            return current
+        }
         var merged: [FeedItem] = []
         var counts: [String: Int] = [:]
         for member in members {
@@ -187,29 +196,29 @@ public final class River: FeedSource, SourceDirectory {
     {
         let jobs = selected.map { position -> (Int, Member, [FeedItem], UpstreamSource.Validators) in
             let member = members[position]
-            let ownItems = (held[member.key] ?? []).map { item in
-                var copy = item
-                copy.id = String(RiverItemID.feedID(of: item.id))
-                return copy
-            }
+            let heldItems = held[member.key] ?? []
             let state = states[member.key] ?? SourceState()
             // Validators are only worth sending while the store holds what they describe.
             let validators =
-                ownItems.isEmpty
+                heldItems.isEmpty
                 ? UpstreamSource.Validators()
                 : UpstreamSource.Validators(etag: state.etag, lastModified: state.lastModified)
-            return (position, member, ownItems, validators)
+            return (position, member, heldItems, validators)
         }
         let metrics = metrics
         return await withTaskGroup(of: (Int, FetchResult).self) { group in
             var next = 0
             func job(_ index: Int) -> @Sendable () async -> (Int, FetchResult) {
-                let (position, member, ownItems, validators) = jobs[index]
+                let (position, member, heldItems, validators) = jobs[index]
                 return {
                     let began = ContinuousClock.now
                     let result: FetchResult
                     do {
-                        switch try await member.upstream.poll(current: ownItems, validators: validators) {
+                        // `current` is an autoclosure: the items with the feed's own ids are
+                        // made only if a body needs them, never for a 304.
+                        switch try await member.upstream.poll(
+                            current: Self.withFeedIDs(heldItems), validators: validators)
+                        {
                         case .notModified(let freshFor): result = .notModified(freshFor: freshFor)
                         case .items(let items, let validators, let freshFor, let hints, let recovered):
                             result = .items(
@@ -241,6 +250,15 @@ public final class River: FeedSource, SourceDirectory {
         }
     }
 
+    /// `items` (one source's, as the store holds them) with their feed's own ids.
+    private static func withFeedIDs(_ items: [FeedItem]) -> [FeedItem] {
+        items.map { item in
+            var copy = item
+            copy.id = String(RiverItemID.feedID(of: item.id))
+            return copy
+        }
+    }
+
     /// The store's items by source key (ids as the store has them); items of sources no longer
     /// configured are left out, so removing a source removes its items.
     static func group(_ items: [FeedItem], keys: [String: Int]) -> [String: [FeedItem]] {
@@ -267,7 +285,21 @@ public final class River: FeedSource, SourceDirectory {
         let store = stateStore.withLock { $0 }
         let stored = await store.load(keys: keys)
         var states: [String: SourceState] = [:]
-        for (key, bytes) in stored { states[key] = SourceState.decode(bytes) }
+        states.reserveCapacity(stored.count)
+        lastEncodings.withLock { last in
+            for (key, bytes) in stored {
+                // What this river wrote last (or read last) needs no decoding: most loads read
+                // back this instance's own saves, and JSON decoding is what a reload of 304s
+                // would otherwise spend most of its Swift time on.
+                if let remembered = last[key], remembered.bytes == bytes {
+                    states[key] = remembered.state
+                } else {
+                    let state = SourceState.decode(bytes)
+                    states[key] = state
+                    last[key] = (bytes, state)
+                }
+            }
+        }
         known.withLock { known in
             for (key, state) in states { known.states[key] = state }
         }
@@ -276,7 +308,9 @@ public final class River: FeedSource, SourceDirectory {
 
     private func saveState(_ state: SourceState, key: String) async {
         let store = stateStore.withLock { $0 }
-        await store.save(key: key, state: state.encoded())
+        let bytes = state.encoded()
+        lastEncodings.withLock { $0[key] = (bytes, state) }
+        await store.save(key: key, state: bytes)
     }
 
     private func record(_ states: [String: SourceState], itemCounts: [String: Int]?) {

@@ -18,6 +18,6 @@ struct TransferOptions: Sendable {
         self.accept = accept
     }
 
-    /// Whether the transfer must not run on a kept handle (see `HTTPFetcher.perform`).
+    /// Whether the transfer must not run on a kept handle (see `Transfer.attach(to:ownHandle:)`).
     var needsOwnHandle: Bool { addressPolicy != nil || !resolve.isEmpty }
 }

@@ -139,9 +139,12 @@ public final class UpstreamSource: FeedSource {
     }
 
     /// One fetch with the validators the caller kept (a river keeps them in its shared state);
-    /// `current` is what the store shows of this feed (for the dates of undated items).
-    /// Does not touch ``status``; throws ``UpstreamError``.
-    public func poll(current: [FeedItem], validators: Validators) async throws(UpstreamError) -> PollResult {
+    /// `current` is what the store shows of this feed (for the dates of undated items), only
+    /// evaluated when a body brings undated items. Does not touch ``status``; throws
+    /// ``UpstreamError``.
+    public func poll(current: @autoclosure () -> [FeedItem], validators: Validators)
+        async throws(UpstreamError) -> PollResult
+    {
         let response = try await fetcher.fetch(
             url, etag: validators.etag, lastModified: validators.lastModified)
         guard case .body(let body) = response else {
@@ -152,12 +155,11 @@ public final class UpstreamSource: FeedSource {
         noteRecovery(reading.recovered)
         let entries = reading.entries
         let fetchedAt = now()
+        let shownItems = entries.contains(where: { $0.date == nil }) ? current() : []
         let items = state.withLock { state in
             // What the store already shows wins (with Redis it may come from another instance).
             var shown: [String: Date] = [:]
-            if entries.contains(where: { $0.date == nil }) {
-                for item in current { shown[item.id] = item.createdAt }
-            }
+            for item in shownItems { shown[item.id] = item.createdAt }
             var seen = Set<String>()
             var firstSeen: [String: Date] = [:]
             var items: [FeedItem] = []

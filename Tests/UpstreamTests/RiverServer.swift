@@ -21,6 +21,10 @@ final class RiverServer: Sendable {
         self.input = input
     }
 
+    /// A server of the caller's own (stopped when the test process ends), for counts no other
+    /// test may touch: connections, requests held at a gate.
+    static func ownServer() throws -> RiverServer { try RiverServer() }
+
     /// The server, started on first use.
     static func running() throws -> RiverServer {
         guard let shared else { throw CocoaError(.executableNotLoadable) }
@@ -54,6 +58,25 @@ final class RiverServer: Sendable {
         let all =
             try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: [String: Int]] ?? [:]
         return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0]
+    }
+
+    /// `feedConnections` (connections that carried at least one feed GET), `inFlight` and
+    /// `peakInFlight` (feed GETs being answered now, and at most so far).
+    func connectionCounts() async throws -> [String: Int] {
+        let port = port
+        let response = try await RawConnection.offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("GET /connections HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return try connection.readResponse()
+        }
+        guard let counts = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]
+        else { throw CocoaError(.fileReadCorruptFile) }
+        return counts
+    }
+
+    /// How many connections carried at least one feed GET.
+    func feedConnections() async throws -> Int {
+        try await connectionCounts()["feedConnections"] ?? -1
     }
 
     private func post(_ path: String) async throws -> RawResponse {

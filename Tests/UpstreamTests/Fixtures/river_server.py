@@ -9,7 +9,11 @@ first use; every name is its own feed (its own URL, so its own source key):
                             mode invalid: not XML; slow: waits `delay` s; 429/503 send Retry-After
                             `retry` when given; maxage: Cache-Control max-age; busy: a new item on
                             every 200; title: the channel title; items: replace the items by N
+                            mode gate&count=N: holds each request until N requests of the feed
+                            arrived (then all answer as ok), or answers 504 after 10 s
   GET  /stats               {"<name>": {"requests", "ok", "notModified", "failed"}}
+  GET  /connections         {"feedConnections": connections that carried a feed GET,
+                             "inFlight", "peakInFlight": feed GETs being answered now, at most}
 Every feed starts with one item whose guid is "same" (two feeds share it).
 """
 import hashlib
@@ -25,13 +29,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 FEEDS = {}
+CONNECTIONS = {"feedConnections": 0, "inFlight": 0, "peakInFlight": 0}
+GATE = threading.Condition(LOCK)
 BASE = 1767225600  # 2026-01-01
 
 
 def feed(name):
     if name not in FEEDS:
         FEEDS[name] = {"items": [("same", f"{name} first", BASE)], "mode": "ok", "delay": 0.0, "maxage": None,
-                       "retry": None, "busy": False, "title": f"Feed {name}", "ttl": None,
+                       "count": 0, "held": 0, "retry": None, "busy": False, "title": f"Feed {name}", "ttl": None,
                        "stats": {"requests": 0, "ok": 0, "notModified": 0, "failed": 0}}
     return FEEDS[name]
 
@@ -50,6 +56,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        self.carried_feed = False  # one handler per connection
 
     def reply(self, status, body=b"", headers=()):
         self.send_response(status)
@@ -79,7 +89,7 @@ class Handler(BaseHTTPRequestHandler):
                 for key in ("delay",):
                     if key in query:
                         state[key] = float(query[key])
-                for key in ("maxage", "retry", "ttl"):
+                for key in ("maxage", "retry", "ttl", "count"):
                     if key in query:
                         state[key] = int(query[key]) if query[key] != "" else None
                 if "items" in query:
@@ -97,15 +107,38 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 body = json.dumps({name: state["stats"] for name, state in FEEDS.items()}).encode()
             return self.reply(200, body, [("Content-Type", "application/json")])
+        if url.path == "/connections":
+            with LOCK:
+                body = json.dumps(CONNECTIONS).encode()
+            return self.reply(200, body, [("Content-Type", "application/json")])
         if not (url.path.startswith("/r/") and url.path.endswith(".xml")):
             return self.reply(404)
         name = url.path[3:-4]
         with LOCK:
             state = feed(name)
             state["stats"]["requests"] += 1
+            if not self.carried_feed:
+                self.carried_feed = True
+                CONNECTIONS["feedConnections"] += 1
             mode, delay = state["mode"], state["delay"]
+            CONNECTIONS["inFlight"] += 1
+            CONNECTIONS["peakInFlight"] = max(CONNECTIONS["peakInFlight"], CONNECTIONS["inFlight"])
+        try:
+            self.answer_feed(name, state, mode, delay)
+        finally:
+            with LOCK:
+                CONNECTIONS["inFlight"] -= 1
+
+    def answer_feed(self, name, state, mode, delay):
         if mode == "slow":
             time.sleep(delay)
+        if mode == "gate":
+            with GATE:
+                state["held"] += 1
+                GATE.notify_all()
+                opened = GATE.wait_for(lambda: state["held"] >= state["count"], timeout=10)
+            if not opened:
+                return self.reply(504)
         with LOCK:
             if mode in ("500", "429", "503"):
                 state["stats"]["failed"] += 1

@@ -1,0 +1,124 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The one thread every libcurl transfer runs on: an event loop over a multi handle
+/// (`curl_multi_perform`, `curl_multi_info_read` for the finished ones, `curl_multi_poll` to
+/// wait, woken by `curl_multi_wakeup` when a transfer is submitted), so a reload of 100 feeds
+/// wakes one thread for 100 transfers instead of 100 threads.
+///
+/// Easy handles are kept in a pool and reused (reset: options cleared); connections live in the
+/// multi handle's cache, shared by every pooled handle, so a host fetched on the last reload is
+/// not connected to again. Checked transfers keep apart from that cache (``Transfer/attach(to:ownHandle:)``).
+///
+/// How many transfers run at once is the callers' bound (a river submits at most its
+/// `--source-concurrency`); the pool grows to that peak. Never Swift's cooperative pool.
+final class TransferLoop: Sendable {
+    static let shared = TransferLoop()
+
+    /// The name of the loop's thread, as `/proc/self/task/*/comm` and `top -H` show it (Linux
+    /// refuses a name over 15 bytes, which leaves the creating thread's).
+    static let threadName = "upstream-loop"
+
+    /// Idle connections the multi handle keeps: as many as a river may have sources. (libcurl's
+    /// default, four per handle currently added, would close most of a reload's connections as
+    /// its last transfers finish.)
+    static let keptConnections = SubscriptionList.maxSources
+
+    /// nil when libcurl could not make one: every transfer then fails at once.
+    /// `nonisolated(unsafe)`: a pointer is not `Sendable`; other threads only ever pass it to
+    /// `curl_multi_wakeup`, which libcurl allows from any thread. Everything else is the loop's.
+    private nonisolated(unsafe) let multi: UnsafeMutableRawPointer?
+    /// Submitted, not yet added to the multi handle.
+    private let submitted = Mutex<[Transfer]>([])
+
+    private init() {
+        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        multi = curl_multi_init()
+        guard let multi else { return }
+        pullrefresh_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, Self.keptConnections)
+        let thread = Thread { [self] in
+            // Named by itself, through the kernel: on Linux, Foundation's `Thread.name` reaches
+            // the kernel only if set on the thread once it knows itself, which races its start.
+            try? Self.threadName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            run()
+        }
+        thread.start()
+    }
+
+    /// Starts `transfer` on the loop; its completion is called there when it is done.
+    func submit(_ transfer: Transfer) {
+        guard let multi else {
+            transfer.complete(.failure(UpstreamError("libcurl could not start", kind: .transport)))
+            return
+        }
+        // Only the submission that finds the queue empty wakes the loop: a queue that already
+        // holds one has a wake-up on its way (sent after that append), and the loop takes the
+        // whole queue once woken. A reload submitting 100 transfers wakes it once or a few
+        // times, not 100.
+        let wasEmpty = submitted.withLock { waiting in
+            defer { waiting.append(transfer) }
+            return waiting.isEmpty
+        }
+        if wasEmpty { curl_multi_wakeup(multi) }
+    }
+
+    /// The loop: never returns. Its state lives here, on its own thread.
+    private func run() {
+        guard let multi else { return }
+        var running: [UnsafeMutableRawPointer: Transfer] = [:]
+        var idleHandles: [UnsafeMutableRawPointer] = []
+        var stillRunning: Int32 = 0
+        var queued: Int32 = 0
+        while true {
+            let newTransfers = submitted.withLock { waiting in
+                var taken: [Transfer] = []
+                swap(&taken, &waiting)
+                return taken
+            }
+            for transfer in newTransfers {
+                let ownHandle = transfer.options.needsOwnHandle
+                let reused = ownHandle ? nil : idleHandles.popLast()
+                guard let handle = reused ?? curl_easy_init() else {
+                    transfer.complete(.failure(UpstreamError("libcurl could not start", kind: .transport)))
+                    continue
+                }
+                transfer.attach(to: handle, ownHandle: ownHandle)
+                guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+                    transfer.complete(.failure(UpstreamError("libcurl could not start", kind: .transport)))
+                    Self.recycle(handle, of: transfer, into: &idleHandles)
+                    continue
+                }
+                running[handle] = transfer
+            }
+            curl_multi_perform(multi, &stillRunning)
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let transfer = running.removeValue(forKey: handle)
+                else { continue }
+                // Read before the handle is removed: `message` is only valid until then.
+                let result = transfer.outcome(message.pointee.data.result)
+                curl_multi_remove_handle(multi, handle)
+                Self.recycle(handle, of: transfer, into: &idleHandles)
+                transfer.complete(result)
+            }
+            // libcurl shortens the wait to its own next timeout when it has one sooner; with
+            // nothing running, a submission's wake-up ends it (or a quiet minute).
+            curl_multi_poll(multi, nil, 0, running.isEmpty ? 60_000 : 1000, nil)
+        }
+    }
+
+    /// Puts a kept handle back in the pool, reset; cleans up a checked transfer's own handle.
+    private static func recycle(
+        _ handle: UnsafeMutableRawPointer, of transfer: Transfer,
+        into idleHandles: inout [UnsafeMutableRawPointer]
+    ) {
+        if transfer.options.needsOwnHandle {
+            curl_easy_cleanup(handle)
+            transfer.releaseOwnDNSCache()
+        } else {
+            curl_easy_reset(handle)
+            idleHandles.append(handle)
+        }
+    }
+}
