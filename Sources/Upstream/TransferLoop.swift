@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 
 /// The one thread every libcurl transfer runs on: an event loop over a multi handle
 /// (`curl_multi_perform`, `curl_multi_info_read` for the finished ones, `curl_multi_poll` to
@@ -29,8 +28,12 @@ final class TransferLoop: Sendable {
     /// `nonisolated(unsafe)`: a pointer is not `Sendable`; other threads only ever pass it to
     /// `curl_multi_wakeup`, which libcurl allows from any thread. Everything else is the loop's.
     private nonisolated(unsafe) let multi: UnsafeMutableRawPointer?
-    /// Submitted, not yet added to the multi handle.
-    private let submitted = Mutex<[Transfer]>([])
+    /// Submitted, not yet added to the multi handle; read and written only under `submittedLock`.
+    /// An `NSLock` (a pthread mutex), not a `Mutex`: a ``Transfer`` made on the submitting thread
+    /// is filled in on the loop's, and ThreadSanitizer (`make tsan`) sees that hand-over only
+    /// through a lock it instruments; `Synchronization.Mutex` is not (fuzz/tsan.supp).
+    private let submittedLock = NSLock()
+    private nonisolated(unsafe) var submitted: [Transfer] = []
 
     private init() {
         _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -56,9 +59,9 @@ final class TransferLoop: Sendable {
         // holds one has a wake-up on its way (sent after that append), and the loop takes the
         // whole queue once woken. A reload submitting 100 transfers wakes it once or a few
         // times, not 100.
-        let wasEmpty = submitted.withLock { waiting in
-            defer { waiting.append(transfer) }
-            return waiting.isEmpty
+        let wasEmpty = submittedLock.withLock {
+            defer { submitted.append(transfer) }
+            return submitted.isEmpty
         }
         if wasEmpty { curl_multi_wakeup(multi) }
     }
@@ -71,9 +74,9 @@ final class TransferLoop: Sendable {
         var stillRunning: Int32 = 0
         var queued: Int32 = 0
         while true {
-            let newTransfers = submitted.withLock { waiting in
+            let newTransfers = submittedLock.withLock {
                 var taken: [Transfer] = []
-                swap(&taken, &waiting)
+                swap(&taken, &submitted)
                 return taken
             }
             for transfer in newTransfers {
