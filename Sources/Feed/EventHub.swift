@@ -170,10 +170,8 @@ public final class EventHub: Sendable {
     /// One `version` event: `added` counts the items newer than `since` (of the source with
     /// `sourceKey` only, when given).
     static func event(_ snapshot: FeedSnapshot, since: Int, sourceKey: String? = nil) -> [UInt8] {
-        let prefix = sourceKey.map { $0 + String(RiverItemID.separator) }
-        let added = snapshot.entries.lazy.filter { entry in
-            entry.addedIn > since && prefix.map { entry.item.id.hasPrefix($0) } ?? true
-        }.count
+        let counted = sourceKey.map { snapshot.only(sourceKey: $0) } ?? snapshot
+        let added = counted.entries.lazy.filter { $0.addedIn > since }.count
         var writer = JSONWriter(capacity: 112)
         writer.openSnapshot(snapshot)
         writer.raw(",\"added\":")
