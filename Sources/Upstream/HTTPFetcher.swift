@@ -42,12 +42,4 @@ public struct HTTPFetcher: Sendable {
         }
         return try result.get()
     }
-
-    /// `127.0.0.2`, `fe80:0:…`: an address's bytes for the log.
-    static func text(of address: [UInt8]) -> String {
-        if address.count == 4 { return address.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: address.count, by: 2).map { index in
-            String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16)
-        }.joined(separator: ":")
-    }
 }

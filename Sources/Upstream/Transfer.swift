@@ -122,9 +122,7 @@ final class Transfer: @unchecked Sendable {
         guard let accepts = options.acceptsContentType else { return true }
         if contentTypeChecked { return refusedContentType == nil }
         contentTypeChecked = true
-        var value: UnsafeMutablePointer<CChar>?
-        pullrefresh_curl_get_string(handle, CURLINFO_CONTENT_TYPE, &value)
-        let contentType = value.map { String(cString: $0) }
+        let contentType = string(CURLINFO_CONTENT_TYPE)
         if accepts(contentType) { return true }
         refusedContentType = .some(contentType)
         return false
@@ -172,13 +170,11 @@ final class Transfer: @unchecked Sendable {
         if code != CURLE_OK, let blocked = blockedAddress {
             return .failure(
                 UpstreamError(
-                    "\(host) led to \(HTTPFetcher.text(of: blocked)), an address inside the network, which is refused",
+                    "\(host) led to \(Self.text(of: blocked)), an address inside the network, which is refused",
                     kind: .blockedAddress))
         }
         if code != CURLE_OK, let refused = refusedContentType {
-            return .failure(
-                UpstreamError(
-                    "\(host) sent \(refused ?? "no Content-Type"), which is refused", kind: .contentType))
+            return .failure(Self.contentTypeRefusal(refused, host: host))
         }
         guard code == CURLE_OK else { return .failure(failure(code, host: host)) }
         var status = 0
@@ -195,10 +191,7 @@ final class Transfer: @unchecked Sendable {
         }
         // An empty body never reached the write callback's check.
         guard contentTypeIsAccepted() else {
-            return .failure(
-                UpstreamError(
-                    "\(host) sent \((refusedContentType ?? nil) ?? "no Content-Type"), which is refused",
-                    kind: .contentType))
+            return .failure(Self.contentTypeRefusal(refusedContentType ?? nil, host: host))
         }
         let finalURL = string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? url
         return .success(
@@ -206,6 +199,21 @@ final class Transfer: @unchecked Sendable {
                 FetchedBody(
                     data: data, contentType: string(CURLINFO_CONTENT_TYPE), etag: header("ETag"),
                     lastModified: header("Last-Modified"), finalURL: finalURL, freshFor: freshFor)))
+    }
+
+    /// The error for a `Content-Type` (nil: none sent) that ``TransferOptions/acceptsContentType``
+    /// refused.
+    private static func contentTypeRefusal(_ contentType: String?, host: String) -> UpstreamError {
+        UpstreamError(
+            "\(host) sent \(contentType ?? "no Content-Type"), which is refused", kind: .contentType)
+    }
+
+    /// `127.0.0.2`, `fe80:0:…`: an address's bytes for the log.
+    static func text(of address: [UInt8]) -> String {
+        if address.count == 4 { return address.map(String.init).joined(separator: ".") }
+        return stride(from: 0, to: address.count, by: 2).map { index in
+            String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16)
+        }.joined(separator: ":")
     }
 
     /// The error for a transfer libcurl failed with `code`.
