@@ -1,10 +1,11 @@
 import CCurl
 import Foundation
 
-/// The one thread every libcurl transfer runs on: an event loop over a multi handle
-/// (`curl_multi_perform`, `curl_multi_info_read` for the finished ones, `curl_multi_poll` to
-/// wait, woken by `curl_multi_wakeup` when a transfer is submitted), so a reload of 100 feeds
-/// wakes one thread for 100 transfers instead of 100 threads.
+/// The one thread every libcurl transfer runs on: an event loop over a multi handle on libcurl's
+/// socket interface (`curl_multi_socket_action`, the sockets watched with epoll: see
+/// `pullrefresh_curl_loop` in the CCurl shim), woken through an eventfd when a transfer is
+/// submitted, so a reload of 100 feeds wakes one thread for 100 transfers instead of 100
+/// threads, and each wake-up costs by the sockets that are ready, not by all 100.
 ///
 /// Easy handles are kept in a pool and reused (reset: options cleared); connections live in the
 /// multi handle's cache, shared by every pooled handle, so a host fetched on the last reload is
@@ -24,10 +25,14 @@ final class TransferLoop: Sendable {
     /// its last transfers finish.)
     static let keptConnections = SubscriptionList.maxSources
 
-    /// nil when libcurl could not make one: every transfer then fails at once.
-    /// `nonisolated(unsafe)`: a pointer is not `Sendable`; other threads only ever pass it to
-    /// `curl_multi_wakeup`, which libcurl allows from any thread. Everything else is the loop's.
+    /// nil when libcurl (or the kernel, for epoll) could not make one: every transfer then fails
+    /// at once. `nonisolated(unsafe)`: a pointer is not `Sendable`; only the loop's thread uses
+    /// it after `init`.
     private nonisolated(unsafe) let multi: UnsafeMutableRawPointer?
+    /// The epoll instance, the wake-up eventfd and libcurl's timer; the loop thread's after
+    /// `init`, but for `wake`, which a submission writes to from any thread.
+    private nonisolated(unsafe) let loop: UnsafeMutablePointer<pullrefresh_curl_loop>
+    private let wake: Int32
     /// Submitted, not yet added to the multi handle; read and written only under `submittedLock`.
     /// An `NSLock` (a pthread mutex), not a `Mutex`: a ``Transfer`` made on the submitting thread
     /// is filled in on the loop's, and ThreadSanitizer (`make tsan`) sees that hand-over only
@@ -37,7 +42,11 @@ final class TransferLoop: Sendable {
 
     private init() {
         _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        multi = curl_multi_init()
+        let loop = UnsafeMutablePointer<pullrefresh_curl_loop>.allocate(capacity: 1)
+        loop.initialize(to: pullrefresh_curl_loop(epoll: -1, wake: -1, timer_due: -1))
+        self.loop = loop
+        multi = curl_multi_init().flatMap { pullrefresh_curl_loop_start($0, loop) == 0 ? $0 : nil }
+        wake = loop.pointee.wake
         guard let multi else { return }
         pullrefresh_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, Self.keptConnections)
         let thread = Thread { [self] in
@@ -51,7 +60,7 @@ final class TransferLoop: Sendable {
 
     /// Starts `transfer` on the loop; its completion is called there when it is done.
     func submit(_ transfer: Transfer) {
-        guard let multi else {
+        guard multi != nil else {
             transfer.complete(.failure(UpstreamError("libcurl could not start", kind: .transport)))
             return
         }
@@ -63,7 +72,7 @@ final class TransferLoop: Sendable {
             defer { submitted.append(transfer) }
             return submitted.isEmpty
         }
-        if wasEmpty { curl_multi_wakeup(multi) }
+        if wasEmpty { pullrefresh_curl_loop_wake(wake) }
     }
 
     /// The loop: never returns. Its state lives here, on its own thread.
@@ -71,7 +80,6 @@ final class TransferLoop: Sendable {
         guard let multi else { return }
         var running: [UnsafeMutableRawPointer: Transfer] = [:]
         var idleHandles: [UnsafeMutableRawPointer] = []
-        var stillRunning: Int32 = 0
         var queued: Int32 = 0
         while true {
             let newTransfers = submittedLock.withLock {
@@ -94,7 +102,10 @@ final class TransferLoop: Sendable {
                 }
                 running[handle] = transfer
             }
-            curl_multi_perform(multi, &stillRunning)
+            // Adding a handle set libcurl's timer to now, so this starts the new transfers at
+            // once; otherwise it waits for a socket, a submission or libcurl's timer (set while
+            // anything runs: its timeouts), or a quiet minute.
+            pullrefresh_curl_loop_run_once(multi, loop, 60_000)
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                     let transfer = running.removeValue(forKey: handle)
@@ -105,9 +116,6 @@ final class TransferLoop: Sendable {
                 Self.recycle(handle, of: transfer, into: &idleHandles)
                 transfer.complete(result)
             }
-            // libcurl shortens the wait to its own next timeout when it has one sooner; with
-            // nothing running, a submission's wake-up ends it (or a quiet minute).
-            curl_multi_poll(multi, nil, 0, running.isEmpty ? 60_000 : 1000, nil)
         }
     }
 
