@@ -30,11 +30,31 @@ public struct HTTPFetcher: Sendable {
         "application/feed+json, application/rss+xml, application/atom+xml, application/json;q=0.9, "
         + "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
 
+    /// Conditional GETs of many feeds (each `url` with the validators it is sent with), at most
+    /// `concurrency` at once: each result as it comes, on one stream (``FetchBatch``).
+    func fetchAll(
+        _ feeds: [(url: URL, etag: String?, lastModified: String?)], concurrency: Int
+    ) -> AsyncStream<FetchBatch.Completion> {
+        let requests = feeds.map { feed in
+            var options = TransferOptions(accept: Self.feedAccept)
+            options.etag = feed.etag
+            options.lastModified = feed.lastModified
+            return FetchBatch.Request(url: feed.url, options: options)
+        }
+        return FetchBatch.run(requests, limits: limits, concurrency: concurrency)
+    }
+
+    /// Why `url` is not fetched at all (it is not http or https), if it is not.
+    static func refusal(of url: URL) -> UpstreamError? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return UpstreamError("\(url.absoluteString) is not an http or https URL")
+        }
+        return nil
+    }
+
     /// One GET with `options`, on the ``TransferLoop``.
     func get(_ url: URL, _ options: TransferOptions) async throws(UpstreamError) -> FetchResponse {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw UpstreamError("\(url.absoluteString) is not an http or https URL")
-        }
+        if let refused = Self.refusal(of: url) { throw refused }
         let limits = limits
         let result: Result<FetchResponse, UpstreamError> = await withCheckedContinuation { continuation in
             TransferLoop.shared.submit(

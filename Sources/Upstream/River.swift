@@ -14,9 +14,9 @@ import Synchronization
 ///   store holds for it (found by their key), so the river's last good state of every source is
 ///   the store's snapshot itself; nothing else is stored. A reload fails only when every source
 ///   was fetched and every one failed.
-/// - **State.** Validators, back-off and next fetch of each source (``SourceState``) live in a
-///   ``Feed/SourceStateStore``: memory, or Redis for a cluster (``useStateStore(_:)``), read at
-///   the start of each reload and written after each fetch.
+/// - **State.** Validators, back-off and next fetch of each source (``SourceState``) live in
+///   this river's memory, as values; in a cluster, in a ``Feed/SourceStateStore`` (Redis:
+///   ``useStateStore(_:)``), read at the start of each reload and written after each fetch.
 public final class River: FeedSource, SourceDirectory {
     /// One configured source.
     struct Member: Sendable {
@@ -47,7 +47,11 @@ public final class River: FeedSource, SourceDirectory {
     /// Whether a schedule runs (reports then carry the next fetch).
     public let isScheduled: Bool
     private let concurrency: Int
-    private let stateStore: Mutex<any SourceStateStore>
+    private let fetcher: HTTPFetcher
+    /// Where source state is shared with other instances (Redis), once ``useStateStore(_:)``
+    /// gave one; until then `known.states` is the only copy, kept as values: nothing to encode
+    /// or decode on a reload.
+    private let sharedStore = Mutex<(any SourceStateStore)?>(nil)
     private let known = Mutex(Known())
     /// Each source's state as last written or read, with its encoding: a load that finds the
     /// same bytes takes the state as it is.
@@ -79,7 +83,7 @@ public final class River: FeedSource, SourceDirectory {
         policy = RefreshPolicy(base: base ?? 900)
         isScheduled = base != nil
         self.concurrency = max(1, concurrency)
-        stateStore = Mutex(MemorySourceStates())
+        fetcher = HTTPFetcher(limits: limits)
         self.now = now
         self.random = random
         let keys = members.map(\.key)
@@ -106,7 +110,7 @@ public final class River: FeedSource, SourceDirectory {
         for (key, state) in learnt where stored[key] == nil {
             await store.save(key: key, state: state.encoded())
         }
-        stateStore.withLock { $0 = store }
+        sharedStore.withLock { $0 = store }
     }
 
     /// The keys, in configuration order.
@@ -190,63 +194,65 @@ public final class River: FeedSource, SourceDirectory {
         return merged
     }
 
-    /// Runs the fetches of `selected`, at most `concurrency` at a time; results in completion order.
+    /// Runs the fetches of `selected`, at most `concurrency` at a time, as one ``FetchBatch``;
+    /// results in completion order. This task takes each result off the batch's stream; only a
+    /// body gets a task of its own, to be parsed beside the others.
     private func fetchAll(_ selected: [Int], states: [String: SourceState], held: [String: [FeedItem]]) async
         -> [(Int, FetchResult)]
     {
-        let jobs = selected.map { position -> (Int, Member, [FeedItem], UpstreamSource.Validators) in
+        let feeds = selected.map { position -> (url: URL, etag: String?, lastModified: String?) in
             let member = members[position]
-            let heldItems = held[member.key] ?? []
             let state = states[member.key] ?? SourceState()
             // Validators are only worth sending while the store holds what they describe.
-            let validators =
-                heldItems.isEmpty
-                ? UpstreamSource.Validators()
-                : UpstreamSource.Validators(etag: state.etag, lastModified: state.lastModified)
-            return (position, member, heldItems, validators)
+            let holdsItems = held[member.key]?.isEmpty == false
+            return (member.upstream.url, holdsItems ? state.etag : nil, holdsItems ? state.lastModified : nil)
         }
+        let completions = fetcher.fetchAll(feeds, concurrency: concurrency)
         let metrics = metrics
-        return await withTaskGroup(of: (Int, FetchResult).self) { group in
-            var next = 0
-            func job(_ index: Int) -> @Sendable () async -> (Int, FetchResult) {
-                let (position, member, heldItems, validators) = jobs[index]
-                return {
-                    let began = ContinuousClock.now
-                    let result: FetchResult
-                    do {
-                        // `current` is an autoclosure: the items with the feed's own ids are
-                        // made only if a body needs them, never for a 304.
-                        switch try await member.upstream.poll(
-                            current: Self.withFeedIDs(heldItems), validators: validators)
-                        {
-                        case .notModified(let freshFor): result = .notModified(freshFor: freshFor)
-                        case .items(let items, let validators, let freshFor, let hints, let recovered):
-                            result = .items(
-                                items, validators, freshFor: freshFor, hints: hints, recovered: recovered)
-                        }
-                    } catch let error as UpstreamError {
-                        result = .failed(error)
-                    } catch {
-                        result = .failed(UpstreamError("\(error)", kind: .transport))
-                    }
-                    metrics?.record(key: member.key, result: result, duration: ContinuousClock.now - began)
-                    return (position, result)
-                }
-            }
-            while next < jobs.count && next < concurrency {
-                group.addTask(operation: job(next))
-                next += 1
-            }
+        return await withTaskGroup(of: (Int, FetchResult).self) { parses in
             var results: [(Int, FetchResult)] = []
-            results.reserveCapacity(jobs.count)
-            for await result in group {
-                results.append(result)
-                if next < jobs.count {
-                    group.addTask(operation: job(next))
-                    next += 1
+            results.reserveCapacity(selected.count)
+            for await completion in completions {
+                let position = selected[completion.index]
+                let member = members[position]
+                let result: FetchResult
+                switch completion.result {
+                case .success(.notModified(let freshFor)):
+                    result = .notModified(freshFor: freshFor)
+                case .failure(let error):
+                    result = .failed(error)
+                case .success(.body(let body)):
+                    let heldItems = held[member.key] ?? []
+                    parses.addTask {
+                        let began = ContinuousClock.now
+                        let result = Self.parse(body, of: member, heldItems: heldItems)
+                        metrics?.record(
+                            key: member.key, result: result,
+                            duration: completion.duration + (ContinuousClock.now - began))
+                        return (position, result)
+                    }
+                    continue
                 }
+                metrics?.record(key: member.key, result: result, duration: completion.duration)
+                results.append((position, result))
             }
+            for await parsed in parses { results.append(parsed) }
             return results
+        }
+    }
+
+    /// What a body fetched for `member` holds; `heldItems` are the store's items of that source.
+    private static func parse(_ body: FetchedBody, of member: Member, heldItems: [FeedItem]) -> FetchResult {
+        do {
+            // `current` is an autoclosure: the items with the feed's own ids are made only if
+            // the body brings undated items.
+            switch try member.upstream.read(body, current: withFeedIDs(heldItems)) {
+            case .notModified(let freshFor): return .notModified(freshFor: freshFor)
+            case .items(let items, let validators, let freshFor, let hints, let recovered):
+                return .items(items, validators, freshFor: freshFor, hints: hints, recovered: recovered)
+            }
+        } catch {
+            return .failed(error)
         }
     }
 
@@ -282,7 +288,7 @@ public final class River: FeedSource, SourceDirectory {
     // MARK: State
 
     private func loadStates() async -> [String: SourceState] {
-        let store = stateStore.withLock { $0 }
+        guard let store = sharedStore.withLock({ $0 }) else { return known.withLock { $0.states } }
         let stored = await store.load(keys: keys)
         var states: [String: SourceState] = [:]
         states.reserveCapacity(stored.count)
@@ -307,7 +313,10 @@ public final class River: FeedSource, SourceDirectory {
     }
 
     private func saveState(_ state: SourceState, key: String) async {
-        let store = stateStore.withLock { $0 }
+        guard let store = sharedStore.withLock({ $0 }) else {
+            known.withLock { $0.states[key] = state }
+            return
+        }
         let bytes = state.encoded()
         lastEncodings.withLock { $0[key] = (bytes, state) }
         await store.save(key: key, state: bytes)

@@ -2,8 +2,8 @@ import Feed
 import Foundation
 
 /// Everything a river remembers about one source between fetches: validators, how the last
-/// fetches went, and when it may and should be fetched again. A value, encoded as JSON and kept
-/// by a ``Feed/SourceStateStore`` (memory, or a Redis hash shared by a cluster).
+/// fetches went, and when it may and should be fetched again. A value, kept by the river; in a
+/// cluster encoded as JSON and kept by a ``Feed/SourceStateStore`` (a Redis hash).
 public struct SourceState: Sendable, Equatable, Codable {
     /// `ETag` and `Last-Modified` of the last `200`, sent back conditionally.
     public var etag: String?

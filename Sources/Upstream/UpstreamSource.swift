@@ -147,10 +147,17 @@ public final class UpstreamSource: FeedSource {
     {
         let response = try await fetcher.fetch(
             url, etag: validators.etag, lastModified: validators.lastModified)
-        guard case .body(let body) = response else {
-            if case .notModified(let freshFor) = response { return .notModified(freshFor: freshFor) }
-            return .notModified(freshFor: nil)
+        switch response {
+        case .notModified(let freshFor): return .notModified(freshFor: freshFor)
+        case .body(let body): return try read(body, current: current())
         }
+    }
+
+    /// Parses a body fetched from this feed (by ``poll(current:validators:)``, or by a river's
+    /// batch) into its items, as ``poll(current:validators:)`` describes.
+    func read(_ body: FetchedBody, current: @autoclosure () -> [FeedItem]) throws(UpstreamError)
+        -> PollResult
+    {
         let reading = try FeedDocument.read(body.data, contentType: body.contentType, base: body.finalURL)
         noteRecovery(reading.recovered)
         let entries = reading.entries
