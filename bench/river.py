@@ -6,7 +6,8 @@ Writes bench/RIVER.md.
    after a random 50-500 ms. One pull (POST /api/refresh) fetches all of them: its wall time
    against the slowest feed's delay (goal <= 1.2x, with --source-concurrency 100; the default 16
    is reported beside it), server CPU per reload and RSS. Then the same 100 answering 304 with
-   no delay: server CPU per reload (goal <= 5 ms beyond the waits).
+   no delay: server CPU per reload (goal <= 5 ms beyond the waits), each round followed by a C
+   peer making the same 100 conditional GETs on libcurl (bench/curl-reload.c, two loops).
 2  Size: 500 feeds of 50 items (25,000 items, --max-items 25000) against one feed of 50 items
    (the same item shape: ids with a source key, a source label) and a 50-item --data store:
    server CPU per GET / and GET /api/items over the same number of keep-alive requests, each
@@ -16,7 +17,7 @@ Writes bench/RIVER.md.
    (goal 1.0; three uncoordinated pollers would make 3.0).
 
 Env: BENCH_QUICK=1 (fewer requests, a 12 s cluster window), BENCH_NO_BUILD=1 (use the existing
-release binary). Standard library only; everything started is stopped by PID.
+release binary). Standard library and gcc (the C peer); everything started is stopped by PID.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from river_upstream import RiverUpstream  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 BINARY = os.path.join(ROOT, ".build", "release", "pullrefresh")
+PEER_BINARY = os.path.join(ROOT, ".build", "bench", "curl-reload")
 RESULTS = os.path.join(ROOT, "bench", "RIVER.md")
 REQUESTS = 4000 if QUICK else 20000
 ROUNDS = 2 if QUICK else 3
@@ -112,10 +114,20 @@ def stop_all() -> None:
 
 
 def build() -> None:
+    os.makedirs(os.path.dirname(PEER_BINARY), exist_ok=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-I", os.path.join(ROOT, "Sources", "CCurl"), "-o", PEER_BINARY,
+                    os.path.join(ROOT, "bench", "curl-reload.c"), "-lcurl"], check=True)
     if os.environ.get("BENCH_NO_BUILD") and os.path.exists(BINARY):
         return
     subprocess.run([os.environ.get("SWIFT", "swift"), "build", "-c", "release", "--product", "pullrefresh"],
                    cwd=ROOT, check=True)
+
+
+def peer_cpu_per_reload(feeds: RiverUpstream, count: int, reloads: int, loop: str) -> float:
+    """bench/curl-reload.c's CPU seconds per reload of the same `count` conditional GETs."""
+    output = subprocess.run([PEER_BINARY, str(feeds.port), str(count), str(reloads), loop],
+                            capture_output=True, text=True, check=True, timeout=120).stdout
+    return float(output.split()[1]) / 1000
 
 
 def fan_out(feeds: RiverUpstream) -> dict:
@@ -146,16 +158,28 @@ def fan_out(feeds: RiverUpstream) -> dict:
             for name in names:
                 feeds.set(name, "mode=ok")
             server.request("POST", "/api/refresh")  # settles validators on the current bodies
-            before = cpu_seconds(server.pid)
             reloads = 10 if QUICK else 30
-            start = time.monotonic()
-            for _ in range(reloads):
-                server.request("POST", "/api/refresh")
-            figures["wall_304"] = (time.monotonic() - start) / reloads
-            figures["cpu_304"] = (cpu_seconds(server.pid) - before) / reloads
-            stats = feeds.stats()
-            figures["not_modified"] = sum(stats[name]["notModified"] for name in names)
-            figures["expected_304"] = reloads * len(names)
+            walls, cpus, not_modified = [], [], 0
+            peers: dict[str, list[float]] = {"poll": [], "epoll": []}
+            # Rounds of the server's reloads, each followed by the C peer's of the same fetches,
+            # so both see the machine in the same state.
+            for _ in range(ROUNDS + 2):
+                counted = sum(stats["notModified"] for stats in feeds.stats().values())
+                before = cpu_seconds(server.pid)
+                start = time.monotonic()
+                for _ in range(reloads):
+                    server.request("POST", "/api/refresh")
+                walls.append((time.monotonic() - start) / reloads)
+                cpus.append((cpu_seconds(server.pid) - before) / reloads)
+                not_modified += sum(stats["notModified"] for stats in feeds.stats().values()) - counted
+                for loop, figures_of_loop in peers.items():
+                    figures_of_loop.append(peer_cpu_per_reload(feeds, len(names), reloads, loop))
+            figures["wall_304"] = statistics.median(walls)
+            figures["cpu_304"] = statistics.median(cpus)
+            figures["peer_304_poll"] = statistics.median(peers["poll"])
+            figures["peer_304_epoll"] = statistics.median(peers["epoll"])
+            figures["not_modified"] = not_modified
+            figures["expected_304"] = (ROUNDS + 2) * reloads * len(names)
         server.stop()
     return figures
 
@@ -286,7 +310,8 @@ def main() -> None:
         f" {fan['cpu_16'] * 1000:.0f} ms | RSS {fan['rss_100']:.0f} MB / {fan['rss_16']:.0f} MB |",
         f"| server CPU per reload when all 100 answer 304 | {fan['cpu_304'] * 1000:.1f} ms"
         f" (wall {fan['wall_304'] * 1000:.0f} ms; {fan['not_modified']} of {fan['expected_304']} fetches were 304) |"
-        " goal <= 5 ms |",
+        f" the same 100 conditional GETs from C on libcurl (bench/curl-reload.c): {fan['peer_304_poll'] * 1000:.1f} ms"
+        f" with curl_multi_poll, {fan['peer_304_epoll'] * 1000:.1f} ms on the server's epoll loop; goal <= 5 ms |",
         f"| 500 feeds x 50 items: startup (500 fetches) | {big['startup_s']:.1f} s | {big['sources']} sources |",
     ]
     for path in ("/", "/api/items"):

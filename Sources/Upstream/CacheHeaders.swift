@@ -8,8 +8,11 @@ enum CacheHeaders {
     static let longestWait: Double = 7 * 24 * 3600
 
     /// Seconds the response stays fresh: `max-age` (`no-cache`/`no-store` → 0) wins over
-    /// `Expires` minus `Date` (RFC 9111 §4.2.1); nil when neither says.
-    static func freshness(cacheControl: String?, expires: String?, date: String?) -> Double? {
+    /// `Expires` minus `Date` (RFC 9111 §4.2.1); nil when neither says. `date` is read only
+    /// for an `Expires`.
+    static func freshness(cacheControl: String?, expires: String?, date: @autoclosure () -> String?)
+        -> Double?
+    {
         if let cacheControl {
             for directive in cacheControl.split(separator: ",") {
                 let parts = directive.split(separator: "=", maxSplits: 1)
@@ -27,7 +30,7 @@ enum CacheHeaders {
         guard let expires else { return nil }
         // An invalid Expires (often "0" or "-1") means already expired.
         guard let expiry = FeedDate.rfc822(expires) else { return 0 }
-        let served = date.flatMap(FeedDate.rfc822) ?? Date()
+        let served = date().flatMap(FeedDate.rfc822) ?? Date()
         return min(max(0, expiry.timeIntervalSince(served)), longestWait)
     }
 

@@ -164,7 +164,8 @@ final class Transfer: @unchecked Sendable {
     /// What the finished transfer came to, `code` being libcurl's result for it. Reads the
     /// handle's info, so it is called before the handle is reset or cleaned up.
     func outcome(_ code: CURLcode) -> Result<FetchResponse, UpstreamError> {
-        let host = url.host ?? url.absoluteString
+        // Only messages need it, and most transfers end well.
+        var host: String { url.host ?? url.absoluteString }
         // A refused address is the failure's cause only if the transfer failed: libcurl may
         // have gone on to another (allowed) address of the same name.
         if code != CURLE_OK, let blocked = blockedAddress {

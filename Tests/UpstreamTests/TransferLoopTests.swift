@@ -111,6 +111,41 @@ struct TransferLoopTests {
         #expect(threads.filter { $0 == TransferLoop.threadName }.count == 1, "\(threads)")
     }
 
+    /// A batch yields a body as soon as it arrives (so it is parsed while the others run) with
+    /// the 304s held before it; a 304 that comes after it waits for the next body or the end.
+    /// Feeds answer after 0 s (two 304s), 0.3 s (a body), 1 s (a 304) and 2 s (a body).
+    @Test func aBatchYieldsBodiesAtOnceAndHoldsThe304sForTheNext() async throws {
+        let server = try RiverServer.ownServer()
+        let fetcher = HTTPFetcher(limits: limits)
+        var etags: [String: String] = [:]
+        for name in ["first304", "second304", "late304"] {
+            guard case .body(let body) = try await fetcher.fetch(server.url(name)) else {
+                Issue.record("no body for \(name)")
+                return
+            }
+            etags[name] = body.etag
+        }
+        try await server.set("quickBody", "mode=slow&delay=0.3")
+        try await server.set("late304", "mode=slow&delay=1")
+        try await server.set("slowBody", "mode=slow&delay=2")
+        let names = ["first304", "second304", "quickBody", "late304", "slowBody"]
+        let started = ContinuousClock.now
+        var arrivals: [(name: String, after: Duration, bringsBody: Bool)] = []
+        for await completion in fetcher.fetchAll(
+            names.map { (server.url($0), etags[$0], nil) }, concurrency: names.count)
+        {
+            arrivals.append((names[completion.index], ContinuousClock.now - started, completion.bringsBody))
+        }
+        #expect(arrivals.count == 5)
+        #expect(Set(arrivals.prefix(2).map(\.name)) == ["first304", "second304"], "\(arrivals)")
+        #expect(arrivals.map(\.bringsBody) == [false, false, true, false, true], "\(arrivals)")
+        #expect(arrivals.suffix(3).map(\.name) == ["quickBody", "late304", "slowBody"], "\(arrivals)")
+        // The quick body, and the 304s before it, came long before the slow body's 2 s...
+        #expect(arrivals[2].after < .milliseconds(1900), "\(arrivals)")
+        // ...and the late 304 only with it, though it was answered after 1 s.
+        #expect(arrivals[3].after >= .seconds(2), "\(arrivals)")
+    }
+
     static func failure(of fetcher: HTTPFetcher, _ url: URL, _ options: TransferOptions) async
         -> UpstreamError?
     {
