@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "Mustache", targets: ["Mustache"]),
         .library(name: "Feed", targets: ["Feed"]),
+        .library(name: "FeedWeb", targets: ["FeedWeb"]),
         .library(name: "Metrics", targets: ["Metrics"]),
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
         .library(name: "Upstream", targets: ["Upstream"]),
@@ -40,21 +41,23 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
-        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics", "Mustache", "Compression"]),
+        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics"]),
+        .target(name: "FeedWeb", dependencies: ["Feed", "HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
         .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
         .target(name: "Images", dependencies: ["CVips"]),
         .target(
             name: "Thumbnails",
-            dependencies: ["Allocator", "Feed", "HTTPServer", "Images", "Metrics", "Upstream"]),
+            dependencies: ["Allocator", "Feed", "FeedWeb", "HTTPServer", "Images", "Metrics", "Upstream"]),
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "RedisFeed", "Upstream",
-                "Thumbnails",
+                "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "FeedWeb", "RedisFeed",
+                "Upstream", "Thumbnails",
             ]),
         .executableTarget(
-            name: "feed-bench", dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "Compression"],
+            name: "feed-bench",
+            dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "FeedWeb", "Compression"],
             path: "bench/FeedBench"),
         .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -66,15 +69,17 @@ let package = Package(
         ),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
-            name: "FeedTests", dependencies: ["Feed", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
+            name: "FeedTests",
+            dependencies: ["Feed", "FeedWeb", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
         .testTarget(
-            name: "UpstreamTests", dependencies: ["Upstream", "Feed", "HTTPServer", "TestSupport"],
+            name: "UpstreamTests",
+            dependencies: ["Upstream", "Feed", "FeedWeb", "HTTPServer", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(
             name: "ThumbnailsTests",
             dependencies: [
-                "Thumbnails", "Images", "Feed", "HTTPServer", "Metrics", "Upstream", "TestSupport",
+                "Thumbnails", "Images", "Feed", "FeedWeb", "HTTPServer", "Metrics", "Upstream", "TestSupport",
             ]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),

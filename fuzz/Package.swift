@@ -8,7 +8,7 @@ import PackageDescription
 // checkout's directory name ("main" in /work/main), not "PullRefresh".
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 let dependencies: [Target.Dependency] =
-    ["FuzzerEntry"] + ["Feed", "HTTPServer", "Mustache"].map { .product(name: $0, package: root) }
+    ["FuzzerEntry"] + ["Feed", "FeedWeb", "HTTPServer", "Mustache"].map { .product(name: $0, package: root) }
 // fuzz-mustache and fuzz-request compile the oracle from Tests/FeedTests/FuzzRegressionTests.swift (a symlink in
 // each target folder); FUZZING leaves its Swift Testing suite out.
 let settings: [SwiftSetting] = [.define("FUZZING")]

@@ -1,6 +1,7 @@
 /// A minimal JSON writer for the API's own output: faster than JSONEncoder and byte-stable
-/// (fixed key order), which keeps ETags and benchmarks honest. `package`: the river's source
-/// state (`Upstream`) is written with it too.
+/// (fixed key order), which keeps ETags and benchmarks honest. `package`: the API's documents
+/// are written with it in `FeedWeb` (`JSONWriter+Documents.swift`), the river's source state
+/// in `Upstream`.
 package struct JSONWriter {
     /// What was written so far.
     package private(set) var bytes: [UInt8] = []
@@ -67,66 +68,5 @@ package struct JSONWriter {
                 bytes.append(digits[Int(byte & 15)])
             }
         }
-    }
-
-    /// `{"version":N,"updatedAt":"…","epoch":"…"`: how every body that reports a snapshot begins (the items
-    /// API, the refresh answer, the event stream's events); the caller adds the rest and `}`.
-    mutating func openSnapshot(_ snapshot: FeedSnapshot) {
-        raw("{\"version\":")
-        number(snapshot.version)
-        raw(",\"updatedAt\":")
-        string(Timestamp.iso(snapshot.updatedAt))
-        raw(",\"epoch\":")
-        string(snapshot.position.tag)
-    }
-
-    /// `{"key":"…","title":"…"`: how every description of a river source begins; the caller
-    /// adds the rest and `}`.
-    mutating func openSource(_ label: SourceLabel) {
-        raw("{\"key\":")
-        string(label.key)
-        raw(",\"title\":")
-        string(label.title)
-    }
-
-    /// One item; `source` (a river's) adds `"source":{"key","title"}`.
-    mutating func item(_ entry: FeedSnapshot.Entry, source: SourceLabel? = nil) {
-        raw("{\"id\":")
-        string(entry.item.id)
-        raw(",\"title\":")
-        string(entry.item.title)
-        raw(",\"body\":")
-        string(entry.item.body)
-        if let url = entry.item.url {
-            raw(",\"url\":")
-            string(url)
-        }
-        if let image = entry.item.image {
-            raw(",\"image\":")
-            string(image)
-        }
-        raw(",\"createdAt\":")
-        string(Timestamp.iso(entry.item.createdAt))
-        raw(",\"version\":")
-        number(entry.addedIn)
-        if let source {
-            raw(",\"source\":")
-            openSource(source)
-            raw("}")
-        }
-        raw("}")
-    }
-
-    /// A JSON array of items; `sources` labels a river's items.
-    mutating func items(_ entries: some Collection<FeedSnapshot.Entry>, sources: (any SourceDirectory)? = nil)
-    {
-        raw("[")
-        var first = true
-        for entry in entries {
-            if !first { raw(",") }
-            first = false
-            item(entry, source: sources?.label(forItemID: entry.item.id))
-        }
-        raw("]")
     }
 }

@@ -1,4 +1,5 @@
 import Feed
+import FeedWeb
 import HTTPServer
 import Images
 

@@ -1,5 +1,6 @@
 import Allocator
 import Feed
+import FeedWeb
 import Foundation
 import HTTPServer
 import Images

@@ -2,6 +2,7 @@ import Compression
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 @Suite("Accept-Encoding negotiation")
 struct AcceptEncodingTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 @Suite("Accept: HTML or JSON")
 struct AcceptHeaderTests {

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// Every compressible route over a real port, in every encoding, against its identity bytes.
 @Suite("Compression over the wire")

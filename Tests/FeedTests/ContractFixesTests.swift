@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// The small promises of the README's routes, over the wire: `/api` is the API, `lang` and
 /// `layout` ignore case, an older page past the end says so, a `304` has its `200`'s length,

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 @testable import HTTPServer
 
 /// The hub's fan-out over real streams: which groups it wakes, in which order, and that it goes

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// Every version published after a stream opened reaches it, and its ids only move forward:
 /// made deterministic by publishing at the exact moment the stream reads its first snapshot

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// `GET /api/events` over real sockets: headers, framing, ids, `Last-Event-ID`, heartbeats,
 /// the stream limit and shutdown.

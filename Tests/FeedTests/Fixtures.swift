@@ -3,6 +3,7 @@ import HTTPServer
 import Mustache
 
 @testable import Feed
+@testable import FeedWeb
 
 /// Shared set-up: the project's real templates, a temporary Public/ folder, data files.
 enum Fixtures {

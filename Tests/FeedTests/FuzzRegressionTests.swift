@@ -6,6 +6,7 @@
 // fuzz/regressions/ through the same oracle.
 
 import Feed
+import FeedWeb
 import Foundation
 import HTTPServer
 import Mustache

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 @Suite("The feed on a real port")
 struct LiveFeedTests {

@@ -3,6 +3,7 @@ import HTTPServer
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 @Suite("Pages of the feed and their cursors, without sockets")
 struct PagesTests {

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// Paging a large store over a real port while reloads add items on top.
 @Suite("Walking every page of a 5,000-item store")

@@ -3,6 +3,7 @@ import HTTPServer
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 @Suite("Every route through the router, without sockets")
 struct RouteTests {

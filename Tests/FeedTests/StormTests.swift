@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// Refresh storms and bad data under a live server: one reload per storm, GETs answered while
 /// refreshes wait, 503 + Retry-After past the pending bound, and the last good data kept.

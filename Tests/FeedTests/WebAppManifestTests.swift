@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Feed
+@testable import FeedWeb
 
 /// `GET /manifest.webmanifest` and `/favicon.ico` on a real port.
 @Suite("The web app manifest over the wire")

@@ -1,4 +1,5 @@
 import Feed
+import FeedWeb
 import Foundation
 import HTTPServer
 import Mustache

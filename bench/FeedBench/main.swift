@@ -15,6 +15,7 @@
 // output line is `FEEDBENCH_JSON {...}` for bench/run.py.
 import Compression
 import Feed
+import FeedWeb
 import Foundation
 import HTTPServer
 import Metrics

@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 
 /// UI strings per language, loaded from `strings/<lang>.json` next to the templates so that

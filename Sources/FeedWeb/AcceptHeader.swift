@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 
 /// Parsing and negotiation of `Accept`-style headers (`a;q=0.5, b`).

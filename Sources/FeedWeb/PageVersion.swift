@@ -1,3 +1,4 @@
+import Feed
 import HTTPServer
 
 /// The version a page of a river is at: the store's revision and the sources' status generation

@@ -1,3 +1,5 @@
+import Feed
+
 /// The JSON body of `GET /api/items` and `POST /api/refresh`.
 enum ItemsPayload {
     /// `{"version","updatedAt","items","nextCursor"}` plus `"added"` when given.

@@ -1,3 +1,4 @@
+import Feed
 import Foundation
 
 /// The river's sources as documents: `GET /api/sources` (JSON) and `GET /api/sources.opml`

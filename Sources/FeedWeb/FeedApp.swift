@@ -1,4 +1,5 @@
 import Compression
+import Feed
 import Foundation
 import HTTPServer
 import Metrics

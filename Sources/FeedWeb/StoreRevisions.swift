@@ -1,3 +1,4 @@
+import Feed
 import HTTPServer
 
 /// The store as the server's stored responses see it: content at the store's revision, not its

@@ -1,4 +1,5 @@
 import Compression
+import Feed
 import HTTPServer
 
 /// A cacheable body in every encoding worth sending: identity, and gzip and brotli when the body

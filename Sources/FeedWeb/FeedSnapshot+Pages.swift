@@ -1,3 +1,5 @@
+import Feed
+
 extension FeedSnapshot {
     /// One page in feed order and the cursor of the page after it (nil on the last page).
     struct Page: Sendable {

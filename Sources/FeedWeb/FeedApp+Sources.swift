@@ -1,3 +1,4 @@
+import Feed
 import HTTPServer
 
 /// The routes and parts of routes that exist for a river of feeds.

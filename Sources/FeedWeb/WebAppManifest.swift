@@ -1,3 +1,4 @@
+import Feed
 import HTTPServer
 
 /// The web app manifest (`GET /manifest.webmanifest`), which makes the page installable: a
