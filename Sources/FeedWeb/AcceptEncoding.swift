@@ -1,5 +1,4 @@
 import Compression
-import Feed
 
 /// `Accept-Encoding` negotiation (RFC 9110 §12.5.3), run on every cached GET, so it scans the
 /// header's bytes without allocating.

@@ -1,4 +1,3 @@
-import Feed
 import Foundation
 import Synchronization
 

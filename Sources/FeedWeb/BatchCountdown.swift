@@ -1,4 +1,3 @@
-import Feed
 import Synchronization
 
 /// One group of a fan-out (see ``EventHub``): counts its streams down as the server takes their

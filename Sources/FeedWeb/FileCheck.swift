@@ -1,4 +1,3 @@
-import Feed
 import HTTPServer
 
 /// When ``StaticFiles`` last checked a file on disk, as the version of its stored responses

@@ -1,5 +1,6 @@
 import Feed
 import Foundation
+import HTTPServer
 
 /// UI strings per language, loaded from `strings/<lang>.json` next to the templates so that
 /// translators edit files, not code.

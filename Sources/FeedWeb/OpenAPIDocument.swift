@@ -1,5 +1,3 @@
-import Feed
-
 /// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Kept next to
 /// the code it describes; the contract tests (schemathesis) hold the two together.
 enum OpenAPIDocument {

@@ -1,5 +1,4 @@
 import Compression
-import Feed
 import HTTPServer
 
 /// A cacheable body in every encoding worth sending: identity, and gzip and brotli when the body

@@ -1,4 +1,3 @@
-import Feed
 import HTTPServer
 import Synchronization
 

@@ -1,4 +1,3 @@
-import Feed
 import HTTPServer
 
 /// Headers sent with every HTML response. The policy allows no inline script or style: every

@@ -1,5 +1,3 @@
-import Feed
-
 /// Where an item's picture sits on the page, and the thumbnail widths `GET /img/{id}?w=` makes.
 ///
 /// The widths are a small fixed set, so caches stay small and nobody can ask for 10,000 px.

@@ -1,4 +1,3 @@
-import Feed
 import Foundation
 
 /// Parsing and negotiation of `Accept`-style headers (`a;q=0.5, b`).
@@ -20,7 +19,7 @@ public enum AcceptHeader {
     }
 
     /// True when `text/html` is acceptable and ranked at least as high as JSON (the default).
-    static func prefersHTML(_ header: String?) -> Bool {
+    public static func prefersHTML(_ header: String?) -> Bool {
         // GET /api/items asks this on every request: most Accept headers (JSON clients, `*/*`)
         // never mention html, and a byte scan settles those without parsing.
         guard let header, mentionsHTML(header) else { return false }

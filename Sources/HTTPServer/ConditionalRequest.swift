@@ -1,5 +1,3 @@
-import Feed
-
 /// `If-None-Match` evaluation (weak comparison, lists and `*`), per RFC 9110 §13.1.2.
 public enum ConditionalRequest {
     /// Whether the header matches `etag`, i.e. the client's copy is current.

@@ -1,7 +1,6 @@
 import Testing
 
-@testable import Feed
-@testable import FeedWeb
+@testable import HTTPServer
 
 @Suite("Accept: HTML or JSON")
 struct AcceptHeaderTests {
