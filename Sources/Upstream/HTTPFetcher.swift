@@ -20,10 +20,15 @@ public struct HTTPFetcher: Sendable {
         async throws(UpstreamError)
         -> FetchResponse
     {
-        var options = TransferOptions(accept: Self.feedAccept)
+        try await get(url, Self.feedOptions(etag: etag, lastModified: lastModified))
+    }
+
+    /// What a feed's conditional GET sends: feed types in `Accept`, and the validators.
+    private static func feedOptions(etag: String?, lastModified: String?) -> TransferOptions {
+        var options = TransferOptions(accept: feedAccept)
         options.etag = etag
         options.lastModified = lastModified
-        return try await get(url, options)
+        return options
     }
 
     static let feedAccept =
@@ -36,10 +41,8 @@ public struct HTTPFetcher: Sendable {
         _ feeds: [(url: URL, etag: String?, lastModified: String?)], concurrency: Int
     ) -> AsyncStream<FetchBatch.Completion> {
         let requests = feeds.map { feed in
-            var options = TransferOptions(accept: Self.feedAccept)
-            options.etag = feed.etag
-            options.lastModified = feed.lastModified
-            return FetchBatch.Request(url: feed.url, options: options)
+            FetchBatch.Request(
+                url: feed.url, options: Self.feedOptions(etag: feed.etag, lastModified: feed.lastModified))
         }
         return FetchBatch.run(requests, limits: limits, concurrency: concurrency)
     }

@@ -138,11 +138,11 @@ public final class UpstreamSource: FeedSource {
             [FeedItem], validators: Validators, freshFor: Double?, hints: FeedHints, recovered: String?)
     }
 
-    /// One fetch with the validators the caller kept (a river keeps them in its shared state);
-    /// `current` is what the store shows of this feed (for the dates of undated items), only
-    /// evaluated when a body brings undated items. Does not touch ``status``; throws
-    /// ``UpstreamError``.
-    public func poll(current: @autoclosure () -> [FeedItem], validators: Validators)
+    /// One fetch with `validators` (this source's own, from ``fetchItems(current:)``; a river
+    /// fetches its sources as one batch and hands each body to ``read(_:current:)``); `current`
+    /// is what the store shows of this feed (for the dates of undated items), only evaluated
+    /// when a body brings undated items. Does not touch ``status``; throws ``UpstreamError``.
+    private func poll(current: @autoclosure () -> [FeedItem], validators: Validators)
         async throws(UpstreamError) -> PollResult
     {
         let response = try await fetcher.fetch(
@@ -154,7 +154,7 @@ public final class UpstreamSource: FeedSource {
     }
 
     /// Parses a body fetched from this feed (by ``poll(current:validators:)``, or by a river's
-    /// batch) into its items, as ``poll(current:validators:)`` describes.
+    /// batch) into its items: the dates of undated ones as this type describes.
     func read(_ body: FetchedBody, current: @autoclosure () -> [FeedItem]) throws(UpstreamError)
         -> PollResult
     {
