@@ -1,14 +1,13 @@
-import HTTPServer
-
 /// What the routes need from the feed's storage: the in-memory ``FeedStore`` (one process, the
 /// default) and the Redis-backed store (several instances sharing one feed) both provide it.
 ///
 /// Reads (``current``, ``currentVersion``, ``health``) never wait: not for a reload, not for
 /// the network. ``reload()`` is shared: concurrent callers join the reload in flight.
-public protocol FeedBackend: VersionedContent {
+public protocol FeedBackend: Sendable {
     /// The latest snapshot; cheap, never waits.
     var current: FeedSnapshot { get }
-    /// The latest snapshot's version, enough to find cached responses.
+    /// The latest snapshot's version, enough to find cached responses; cheap (an atomic load),
+    /// never waits.
     var currentVersion: Int { get }
     /// The current snapshot's epoch as a tag (``FeedPosition/tag``), which together with a
     /// version names one snapshot's content: part of every page and API `ETag`. Per process in

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One entry of the feed. Text fields are data: they are escaped in HTML and returned exactly
 /// in JSON.

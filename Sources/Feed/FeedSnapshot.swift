@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An immutable view of the store at one version; readers hold it without locks.
 public struct FeedSnapshot: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The feed's data: an actor that reloads from a ``FeedSource`` after an (async) delay, with

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Items from a JSON file (`{"items": [...]}`; ids strings of 1–256 characters or positive
 /// integers, read as their decimal text; optional http(s) `url` and `image`) re-read on every reload, so an operator can

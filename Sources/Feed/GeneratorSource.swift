@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The built-in upstream: every fetch adds one to three new items on top, so a pull always
 /// brings news. The text is deterministic for a seed; only timestamps follow the clock.

@@ -1,4 +1,4 @@
-import Metrics
+public import Metrics
 
 /// A source that counts and times every fetch (one per reload: the store shares a reload among
 /// its callers) into `pullrefresh_reloads_*` and `pullrefresh_reload_duration_seconds`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One source of a river and how its fetches go: what `GET /api/sources`, `/healthz`, the
 /// metrics and the page's status line report.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// ISO 8601 timestamps in UTC, written by hand: formatting runs per item per render, and
 /// Foundation's formatters are slow and not documented as thread-safe on Linux.

@@ -1,6 +1,7 @@
-import Feed
+public import Feed
 import Foundation
-import HTTPServer
+public import HTTPServer
+import EventStreams
 import Synchronization
 
 /// `GET /api/events`: one `text/event-stream` per open page, told of every new version.
@@ -61,22 +62,18 @@ public final class EventHub: Sendable {
     private let state = Mutex(State())
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    /// Where fan-outs and heartbeats run: below the server's threads in CPU priority, so that a
-    /// request arriving during a fan-out is not kept waiting by it. One thread for every hub.
-    static let fanOutExecutor = BackgroundExecutor(name: "event-fan-out")
-
     /// Creates the hub and starts listening to `store` and sending heartbeats.
     public init(store: any FeedBackend, heartbeat: Duration = .seconds(15)) {
         self.store = store
         self.heartbeat = heartbeat
         let publications = store.publications()
-        let listener = Task(executorPreference: Self.fanOutExecutor) { [weak self] in
+        let listener = Task(executorPreference: StreamFanOut.executor) { [weak self] in
             for await snapshot in publications {
                 guard let self else { return }
                 await self.announce(snapshot)
             }
         }
-        let beat = Task(executorPreference: Self.fanOutExecutor) { [weak self, heartbeat] in
+        let beat = Task(executorPreference: StreamFanOut.executor) { [weak self, heartbeat] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
                 guard let self else { return }
@@ -182,17 +179,6 @@ public final class EventHub: Sendable {
             + Array("\n\n".utf8)
     }
 
-    /// Streams of one server thread woken together during a fan-out. Waking resumes suspended
-    /// connections, and libmicrohttpd 0.9.75 then walks that thread's whole list of suspended
-    /// connections (about 0.1 ms with 2,500 streams on a thread) before it writes the group,
-    /// while the other requests of that thread wait. Smaller groups shorten the wait and cost a
-    /// walk more each: with 5,000 streams, groups of 12 kept the delivery p99 under 200 ms with
-    /// the GET p99 of groups of 8 (bench/EVENTS.md has every size tried).
-    static let fanOutBatch = 12
-    /// The longest the hub waits for one group, a safety net: it waits only for the connections
-    /// its writes woke, whose readers libmicrohttpd calls in its next loop.
-    static let fanOutBound: Duration = .milliseconds(50)
-
     /// A newer version: one event per starting point (nearly always one), encoded once, written
     /// to every stream behind it, a group at a time. Streams at or past it are left alone.
     func announce(_ snapshot: FeedSnapshot) async {
@@ -215,71 +201,9 @@ public final class EventHub: Sendable {
             return left.key.since > right.key.since
         }
         for (audience, streams) in ordered {
-            await Self.fanOut(
+            await StreamFanOut.write(
                 Self.event(snapshot, since: audience.since, sourceKey: audience.sourceKey), to: streams)
         }
-    }
-
-    /// Writes `bytes` to `streams` a group at a time (see ``schedule(_:batch:)``): the next group
-    /// is woken once libmicrohttpd has taken every byte of this one (or after `bound`), so the pace
-    /// is the server's own, and while one thread writes a group the other threads serve their
-    /// requests undisturbed.
-    static func fanOut(
-        _ bytes: [UInt8], to streams: [ResponseStream], batch: Int = fanOutBatch,
-        bound: Duration = fanOutBound
-    ) async {
-        for group in schedule(streams, batch: batch) {
-            await wake(group, with: bytes, bound: bound)
-        }
-    }
-
-    /// The groups of a fan-out, in order: at most `batch` streams each, all served by one server
-    /// thread, taking the threads in turn; every stream once, each thread's in the given order.
-    static func schedule(_ streams: [ResponseStream], batch: Int) -> [ArraySlice<ResponseStream>] {
-        var queues = byServerThread(streams)
-        var groups: [ArraySlice<ResponseStream>] = []
-        while !queues.isEmpty {
-            for index in queues.indices {
-                groups.append(queues[index].prefix(batch))
-                queues[index] = queues[index].dropFirst(batch)
-            }
-            queues.removeAll { $0.isEmpty }
-        }
-        return groups
-    }
-
-    /// The streams split by the server thread that serves them, each part in the given order
-    /// (streams not read yet form a part of their own).
-    static func byServerThread(_ streams: [ResponseStream]) -> [ArraySlice<ResponseStream>] {
-        var partOfThread: [UInt?: Int] = [:]
-        var parts: [[ResponseStream]] = []
-        for stream in streams {
-            let thread = stream.serverThread
-            if let part = partOfThread[thread] {
-                parts[part].append(stream)
-            } else {
-                partOfThread[thread] = parts.count
-                parts.append([stream])
-            }
-        }
-        return parts.map { $0[...] }
-    }
-
-    /// Writes `bytes` to one group and returns once the server took them all, or after `bound`.
-    private static func wake(_ group: ArraySlice<ResponseStream>, with bytes: [UInt8], bound: Duration) async
-    {
-        let countdown = BatchCountdown(count: group.count)
-        for stream in group {
-            stream.write(bytes) { countdown.arrive() }
-        }
-        // Streams written straight to their sockets (ResponseStream) have arrived already.
-        guard !countdown.isDone else { return }
-        let timer = Task {
-            try? await Task.sleep(for: bound)
-            countdown.expire()
-        }
-        await countdown.wait()
-        timer.cancel()
     }
 
     private static let ping = Array(": ping\n\n".utf8)
@@ -287,6 +211,6 @@ public final class EventHub: Sendable {
     /// A comment to every stream, paced like an event: keeps them alive and finds the clients
     /// that left.
     func beat() async {
-        await Self.fanOut(Self.ping, to: streams)
+        await StreamFanOut.write(Self.ping, to: streams)
     }
 }

@@ -1,8 +1,9 @@
 import Compression
-import Feed
+public import Feed
 import Foundation
-import HTTPServer
-import Metrics
+public import HTTPServer
+public import Logging
+public import Metrics
 import Mustache
 
 /// The product's HTTP surface: the page, the no-JS refresh, the JSON API, health, the OpenAPI
@@ -78,7 +79,8 @@ public final class FeedApp: Sendable {
     /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
     public func router() -> Router {
         var router = Router(
-            logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) })
+            logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) },
+            shutdownRenderer: { error in self.jsonError(error) })
         router.get("/") { request in try self.page(request) }
         router.post("/refresh") { request in try await self.formRefresh(request) }
         router.get("/api/items") { request in try self.items(request) }
@@ -415,18 +417,8 @@ public final class FeedApp: Sendable {
     }
 
     func renderError(_ error: any HTTPResponseError, for request: Request) -> Response {
+        if Self.answersJSON(path: request.path) { return jsonError(error) }
         var headers = error.headers
-        if Self.answersJSON(path: request.path) {
-            var writer = JSONWriter(capacity: 128)
-            writer.raw("{\"error\":{\"code\":")
-            writer.string(error.code)
-            writer.raw(",\"message\":")
-            writer.string(error.message)
-            writer.raw("}}")
-            headers.set("Content-Type", "application/json; charset=utf-8")
-            headers.set("Cache-Control", "no-store")
-            return Response(status: error.status, headers: headers, body: writer.bytes)
-        }
         let language = renderer.localizer.negotiate(acceptLanguage: request.headers["Accept-Language"])
         for field in SecurityHeaders.html { headers.set(field.name, field.value) }
         headers.set("Content-Type", "text/html; charset=utf-8")
@@ -434,5 +426,20 @@ public final class FeedApp: Sendable {
         return Response(
             status: error.status, headers: headers,
             body: renderer.errorPage(status: error.status, message: error.message, language: language))
+    }
+
+    /// The API's error envelope, `{"error":{"code":…,"message":…}}`: also the answer to requests
+    /// still pending at shutdown (the pages and the API alike: nearly all are `POST /api/refresh`).
+    func jsonError(_ error: any HTTPResponseError) -> Response {
+        var headers = error.headers
+        var writer = JSONWriter(capacity: 128)
+        writer.raw("{\"error\":{\"code\":")
+        writer.string(error.code)
+        writer.raw(",\"message\":")
+        writer.string(error.message)
+        writer.raw("}}")
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store")
+        return Response(status: error.status, headers: headers, body: writer.bytes)
     }
 }

@@ -1,5 +1,5 @@
-import Feed
-import Foundation
+public import Feed
+public import Foundation
 import HTTPServer
 
 /// UI strings per language, loaded from `strings/<lang>.json` next to the templates so that

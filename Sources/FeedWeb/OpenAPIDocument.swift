@@ -1,3 +1,6 @@
+import HTTPServer
+import Compression
+
 /// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Kept next to
 /// the code it describes; the contract tests (schemathesis) hold the two together.
 enum OpenAPIDocument {
@@ -6,7 +9,7 @@ enum OpenAPIDocument {
     /// The document with an ETag from its content, compressed once (at the densest setting) on
     /// first use.
     static let representation = Representation(
-        etag: StaticFiles.etag(for: bytes),
+        etag: EntityTag.of(bytes),
         headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
         body: bytes, compression: .maximum)
 

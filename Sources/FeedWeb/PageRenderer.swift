@@ -1,7 +1,7 @@
-import Feed
+public import Feed
 import Foundation
 import HTTPServer
-import Mustache
+public import Mustache
 
 /// Builds Mustache contexts from snapshots and renders the page, the fragment of new items and
 /// error pages, all from the templates in `Templates/`.

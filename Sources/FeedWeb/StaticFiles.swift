@@ -1,7 +1,8 @@
-import Feed
+public import Feed
 import Foundation
-import HTTPServer
+public import HTTPServer
 import Synchronization
+import Compression
 
 /// Serves files from `Public/` under `/static/`: no listings, no way out of the folder, an ETag
 /// from the content, and an in-memory copy refreshed when the file's size or mtime change
@@ -124,7 +125,7 @@ public struct StaticFiles: Sendable {
         let entry = Entry(
             modified: info.st_mtim, size: body.count,
             representation: Representation(
-                etag: Self.etag(for: body), headers: headers, body: body,
+                etag: EntityTag.of(body), headers: headers, body: body,
                 compression: Self.isCompressible(contentType) ? .maximum : nil),
             checked: now)
         cache.entries.withLock { $0[relative] = entry }
@@ -157,14 +158,5 @@ public struct StaticFiles: Sendable {
     static func isCompressible(_ contentType: String) -> Bool {
         contentType.hasPrefix("text/") || contentType.hasPrefix("application/json")
             || contentType.hasPrefix("image/svg+xml") || contentType.hasPrefix("application/manifest+json")
-    }
-
-    /// A strong ETag from the content: FNV-1a of the bytes and their length.
-    public static func etag(for bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return "\"\(String(hash, radix: 16))-\(bytes.count)\""
     }
 }

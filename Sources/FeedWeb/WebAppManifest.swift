@@ -1,5 +1,6 @@
 import Feed
 import HTTPServer
+import Compression
 
 /// The web app manifest (`GET /manifest.webmanifest`), which makes the page installable: a
 /// document per UI language, named from that language's strings (`manifestName`,
@@ -100,6 +101,6 @@ struct WebAppManifest: Sendable {
         // The bare path is in the reader's Accept-Language language, like the page.
         if !explicit { headers.set("Vary", "Accept-Language") }
         return Representation(
-            etag: StaticFiles.etag(for: body), headers: headers, body: body, compression: .maximum)
+            etag: EntityTag.of(body), headers: headers, body: body, compression: .maximum)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A set of named templates that include each other as partials and parents.
 ///

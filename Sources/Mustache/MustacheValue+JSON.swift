@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension MustacheValue {
     /// Parses a JSON document into a context.

@@ -2,7 +2,10 @@ import Feed
 import FeedWeb
 import Foundation
 import HTTPServer
-import Upstream
+import FeedParsing
+import HTTPClient
+import Logging
+import River
 
 /// Everything `pullrefresh` (serve mode) takes from flags and the environment.
 struct Configuration {
