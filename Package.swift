@@ -1,8 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Every module: imports are internal unless marked `public import` (a public signature needs
-/// the module), and a member is visible only where its module is imported (as in Hummingbird 2).
+/// Every Swift target (set at the end): imports are internal unless marked `public import` (a
+/// public signature needs the module), and a member is visible only where its module is
+/// imported (as in Hummingbird 2).
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
 ]
@@ -47,41 +48,42 @@ let package = Package(
         // libvips header uses).
         .systemLibrary(name: "CVips", pkgConfig: "glib-2.0", providers: [.apt(["libvips-dev"])]),
         // Layer 1, base: no C, no HTTP.
-        .target(name: "Logging", swiftSettings: strict),
-        .target(name: "Metrics", swiftSettings: strict),
-        .target(name: "Mustache", swiftSettings: strict),
+        .target(name: "Logging"),
+        .target(name: "Metrics"),
+        .target(name: "Mustache"),
         // Layer 2: one module per C library, named for its job.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging", "Metrics"], swiftSettings: strict),
-        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"], swiftSettings: strict),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "Logging"], swiftSettings: strict),
-        .target(name: "FeedParsing", dependencies: ["CLibXML2", "Feed", "HTTPClient"], swiftSettings: strict),
-        .target(name: "RedisClient", dependencies: ["CHiredis", "Logging"], swiftSettings: strict),
-        .target(name: "Images", dependencies: ["CVips"], swiftSettings: strict),
-        .target(name: "Allocator", dependencies: ["CMalloc"], swiftSettings: strict),
-        // Layer 3, domain.
-        .target(name: "Feed", dependencies: ["Logging", "Metrics"], swiftSettings: strict),
         .target(
-            name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"],
-            swiftSettings: strict),
-        .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"], swiftSettings: strict),
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging", "Metrics"]),
+        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
+        .target(
+            name: "FeedParsing", dependencies: ["CLibXML2", "Feed", "HTTPClient"]),
+        .target(name: "RedisClient", dependencies: ["CHiredis"]),
+        .target(name: "Images", dependencies: ["CVips"]),
+        .target(name: "Allocator", dependencies: ["CMalloc"]),
+        // Layer 3, domain.
+        .target(name: "Feed", dependencies: ["Metrics"]),
+        .target(
+            name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
+        .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"]),
         // Layer 4, surfaces.
-        .target(name: "EventStreams", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .target(name: "EventStreams", dependencies: ["HTTPServer"]),
         .target(
             name: "FeedWeb",
-            dependencies: ["Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache"],
-            swiftSettings: strict),
+            dependencies: [
+                "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
+            ]),
         .target(
             name: "Thumbnails",
-            dependencies: ["Allocator", "Feed", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics"],
-            swiftSettings: strict),
+            dependencies: ["Allocator", "Feed", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics"]),
         // Layer 5, the executable: flags, wiring, signals.
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "Allocator", "Feed", "FeedWeb", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics",
-                "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails",
-            ],
-            swiftSettings: strict),
+                "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
+                "Logging",
+                "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails",
+            ]),
         .executableTarget(
             name: "feed-bench",
             dependencies: ["Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache"],
@@ -99,10 +101,12 @@ let package = Package(
         .testTarget(
             name: "FeedWebTests",
             dependencies: [
-                "Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache", "TestSupport",
+                "Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache",
+                "TestSupport",
             ]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
-        .testTarget(name: "FeedParsingTests", dependencies: ["Feed", "FeedParsing", "HTTPClient", "TestSupport"]),
+        .testTarget(
+            name: "FeedParsingTests", dependencies: ["Feed", "FeedParsing", "HTTPClient", "TestSupport"]),
         .testTarget(
             name: "RiverTests",
             dependencies: [
@@ -120,6 +124,12 @@ let package = Package(
         .testTarget(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
+        // Each module's allowed imports, checked against Sources/ and this file.
+        .testTarget(name: "PackageLayoutTests"),
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}

@@ -1,7 +1,7 @@
+import EventStreams
 public import Feed
 import Foundation
 public import HTTPServer
-import EventStreams
 import Synchronization
 
 /// `GET /api/events`: one `text/event-stream` per open page, told of every new version.

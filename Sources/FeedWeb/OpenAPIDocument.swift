@@ -1,5 +1,5 @@
-import HTTPServer
 import Compression
+import HTTPServer
 
 /// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Kept next to
 /// the code it describes; the contract tests (schemathesis) hold the two together.

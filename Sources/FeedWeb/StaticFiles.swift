@@ -1,8 +1,8 @@
+import Compression
 public import Feed
 import Foundation
 public import HTTPServer
 import Synchronization
-import Compression
 
 /// Serves files from `Public/` under `/static/`: no listings, no way out of the folder, an ETag
 /// from the content, and an in-memory copy refreshed when the file's size or mtime change

@@ -1,6 +1,6 @@
+import Compression
 import Feed
 import HTTPServer
-import Compression
 
 /// The web app manifest (`GET /manifest.webmanifest`), which makes the page installable: a
 /// document per UI language, named from that language's strings (`manifestName`,

@@ -1,12 +1,12 @@
 import Allocator
 public import Feed
 import Foundation
+public import HTTPClient
 public import HTTPServer
 public import Images
 public import Logging
 public import Metrics
 import Synchronization
-public import HTTPClient
 
 /// `GET /img/{item-id}?w={width}`: the thumbnail of that item's `image` in the current store,
 /// made once per (image URL, width, format) and kept in a bounded cache.
@@ -86,7 +86,9 @@ public final class ThumbnailService: Sendable {
             metrics.misses.increment()
             entry = try await shared(key).get()
         }
-        return entry.response(ifNoneMatch: request.headers["If-None-Match"], content: StoreVersion(store: store), version: version)
+        return entry.response(
+            ifNoneMatch: request.headers["If-None-Match"], content: StoreVersion(store: store),
+            version: version)
     }
 
     /// WebP when `Accept` names `image/webp` (every current browser does for images), else

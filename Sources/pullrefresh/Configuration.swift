@@ -1,9 +1,9 @@
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
-import HTTPServer
-import FeedParsing
 import HTTPClient
+import HTTPServer
 import Logging
 import River
 

@@ -1,7 +1,9 @@
 import Allocator
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
 import Images
 import Logging
@@ -9,10 +11,8 @@ import Metrics
 import Mustache
 import RedisClient
 import RedisFeed
-import Thumbnails
-import FeedParsing
-import HTTPClient
 import River
+import Thumbnails
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
@@ -69,7 +69,8 @@ enum ServeCommand {
                 }
             }
             server = try Server(
-                router: router, options: options, logger: logger, metrics: metrics, metricPrefix: "pullrefresh")
+                router: router, options: options, logger: logger, metrics: metrics,
+                metricPrefix: "pullrefresh")
         } catch {
             return fail(error.description)
         }

@@ -1,3 +1,4 @@
+import FeedWeb
 import Foundation
 import HTTPServer
 import Logging

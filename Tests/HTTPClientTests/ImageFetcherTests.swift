@@ -1,7 +1,7 @@
 import Foundation
+import HTTPClient
 import TestSupport
 import Testing
-import HTTPClient
 
 @Suite("Image fetch: limits, content types, addresses", .serialized) struct ImageFetcherTests {
     /// Allows exactly 127.0.0.1 (the test host) and nothing else inside the network.

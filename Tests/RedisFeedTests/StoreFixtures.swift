@@ -1,7 +1,7 @@
 import Feed
 import Foundation
-import RedisClient
 import Logging
+import RedisClient
 import RedisFeed
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
-import FeedParsing
 import HTTPClient
 import HTTPServer
 import Logging

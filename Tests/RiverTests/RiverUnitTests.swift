@@ -1,6 +1,6 @@
 import Feed
-import Foundation
 import FeedParsing
+import Foundation
 import Testing
 
 @testable import HTTPClient

@@ -1,5 +1,5 @@
-import Feed
-import Foundation
+public import Feed
+public import Foundation
 
 /// Feed data for tests of the store and of what serves it: items at known times, the data
 /// file a ``FileSource`` reads, and temporary folders to put them in.
@@ -13,7 +13,9 @@ public enum FeedSamples {
     }
 
     /// Item `id`, titled "Item <id>", created `minute` (default: `id`) minutes into 2026.
-    public static func item(_ id: Int, title: String? = nil, body: String = "body", minute: Int? = nil) -> FeedItem {
+    public static func item(_ id: Int, title: String? = nil, body: String = "body", minute: Int? = nil)
+        -> FeedItem
+    {
         FeedItem(
             id: String(id), title: title ?? "Item \(id)", body: body,
             createdAt: Date(timeIntervalSince1970: 1_767_225_600 + Double((minute ?? id) * 60)))

@@ -3,10 +3,12 @@ import Foundation
 /// A throwaway `redis-server --save '' --appendonly no` on a free 127.0.0.1 port, stopped by its
 /// own PID (never by name: other people's Redis servers may be running).
 public final class RedisServer: @unchecked Sendable {
+    /// The port it listens on (127.0.0.1).
     public let port: Int
     private let directory: URL
     private var process: Process?
 
+    /// Starts a server on a free port with a data folder of its own.
     public init() throws {
         port = try Self.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -20,8 +22,10 @@ public final class RedisServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// `redis://127.0.0.1:<port>/0`.
     public var url: String { "redis://127.0.0.1:\(port)/0" }
 
+    /// Starts (or restarts) the process and waits until it accepts connections.
     public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
@@ -42,6 +46,7 @@ public final class RedisServer: @unchecked Sendable {
         throw RawError.io("redis-server did not start on port \(port)")
     }
 
+    /// Kills the process (by its PID) and waits for it.
     public func stop() {
         guard let process, process.isRunning else { return }
         // SIGKILL: nothing is persisted, and a child spawned from a test thread may inherit a

@@ -1,10 +1,13 @@
-import Foundation
+public import Foundation
 
-/// `Tests/Fixtures/Upstreams/river_server.py`: many scriptable feeds on one loopback port, one per test process.
+/// `Tests/Fixtures/Upstreams/river_server.py`: many scriptable feeds on one loopback port, one
+/// per test process.
 /// Each test names its own feeds (a fresh UUID each), so their counts are its own.
 public final class RiverServer: Sendable {
+    /// The process's server, nil when it could not start.
     public static let shared: RiverServer? = try? RiverServer()
 
+    /// Its port on 127.0.0.1.
     public let port: Int
     private let process: Process
     private let input: Pipe
@@ -31,7 +34,9 @@ public final class RiverServer: Sendable {
     }
 
     /// A new feed's name, unique to the caller.
-    public static func name(_ hint: String) -> String { hint + "-" + UUID().uuidString.prefix(8).lowercased() }
+    public static func name(_ hint: String) -> String {
+        hint + "-" + UUID().uuidString.prefix(8).lowercased()
+    }
 
     /// The URL of feed `name`.
     public func url(_ name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/r/\(name).xml")! }

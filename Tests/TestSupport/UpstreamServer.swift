@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `Tests/Fixtures/Upstreams/upstream_server.py` on 127.0.0.1 and a free port, one per test
 /// process, stopped when the process exits (it reads its stdin until this process's end closes it).
@@ -7,8 +7,10 @@ public final class UpstreamServer: Sendable {
     /// Python suites.
     public static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/Upstreams")
+    /// The process's server, nil when it could not start.
     public static let shared: UpstreamServer? = try? UpstreamServer()
 
+    /// Its port on 127.0.0.1.
     public let port: Int
     /// A port on 127.0.0.1 whose connections never complete (a full, undrained accept queue).
     public let blackholePort: Int

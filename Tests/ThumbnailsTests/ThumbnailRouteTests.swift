@@ -1,6 +1,7 @@
 import Feed
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
 import Images
 import Logging
@@ -8,7 +9,6 @@ import Metrics
 import TestSupport
 import Testing
 import Thumbnails
-import HTTPClient
 
 /// `GET /img/{id}?w=` on a real port, with items whose pictures live on the loopback image host.
 @Suite("Thumbnails on a real port", .serialized) struct ThumbnailRouteTests {
@@ -40,7 +40,8 @@ import HTTPClient
                 store: store,
                 fetcher: ImageFetcher(
                     limits: FetchLimits(connectTimeout: 2, totalTimeout: 5), policy: policy),
-                widths: ThumbnailSlot.widths, cacheBytes: cacheBytes, logger: Logger(quiet: true), metrics: metrics)
+                widths: ThumbnailSlot.widths, cacheBytes: cacheBytes, logger: Logger(quiet: true),
+                metrics: metrics)
             var router = Router(logger: Logger(quiet: true))
             service.register(on: &router)
             var options = ServerOptions()

@@ -35,7 +35,9 @@ public final class Server: Sendable {
             host: options.host, port: options.port, backlog: options.listenBacklog)
         let core = ServerCore(
             router: router, logger: logger, options: options,
-            metrics: metrics.map { ServerMetrics(registry: $0, prefix: metricPrefix, routes: router.routePatterns) })
+            metrics: metrics.map {
+                ServerMetrics(registry: $0, prefix: metricPrefix, routes: router.routePatterns)
+            })
         // libmicrohttpd's threads call back with this pointer until MHD_stop_daemon returns, so
         // it owns a reference: a Server released without shutdown() leaks the daemon instead of
         // leaving it to call into a freed core. Released after MHD_stop_daemon in shutdown().
