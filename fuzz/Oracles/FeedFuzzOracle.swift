@@ -1,13 +1,14 @@
 // The feed fuzz oracle and its regression tests, in one file so both run the same logic.
 //
-// The fuzz package (fuzz/Package.swift) compiles this file into its fuzz-feed target through a
-// symlink (fuzz/Sources/FuzzFeed/FeedFuzzOracle.swift) with `FUZZING` defined; there only
-// `FeedFuzzOracle` exists. Here, in UpstreamTests, the suite at the bottom replays every file in
-// fuzz/corpus/feed/ and fuzz/regressions/feed/ through the same oracle.
+// It lives under fuzz/Oracles/. The fuzz package (fuzz/Package.swift) compiles it into its
+// fuzz-feed target through a symlink (fuzz/Sources/FuzzFeed/FeedFuzzOracle.swift) with `FUZZING`
+// defined; there only `FeedFuzzOracle` exists. FeedParsingTests compiles it through
+// Tests/FeedParsingTests/FeedFuzzOracle.swift, where the suite at the bottom replays every file
+// in fuzz/corpus/feed/ and fuzz/regressions/feed/ through the same oracle.
 
 import Feed
-import Foundation
 import FeedParsing
+import Foundation
 import HTTPClient
 
 #if !FUZZING

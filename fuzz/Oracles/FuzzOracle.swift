@@ -1,9 +1,10 @@
 // The fuzz oracle and its regression tests, in one file so both run the same logic.
 //
-// The fuzz package (fuzz/Package.swift) compiles this file into its two targets through
-// symlinks (fuzz/Sources/*/FuzzOracle.swift) with `FUZZING` defined; there only `FuzzOracle`
-// exists. Here, in FeedTests, the suite at the bottom replays every file in fuzz/corpus/ and
-// fuzz/regressions/ through the same oracle.
+// It lives under fuzz/Oracles/. The fuzz package (fuzz/Package.swift) compiles it into its two
+// targets through symlinks (fuzz/Sources/*/FuzzOracle.swift) with `FUZZING` defined; there only
+// `FuzzOracle` exists. FeedWebTests compiles it through Tests/FeedWebTests/FuzzOracle.swift,
+// where the suite at the bottom replays every file in fuzz/corpus/ and fuzz/regressions/
+// through the same oracle.
 
 import Feed
 import FeedWeb

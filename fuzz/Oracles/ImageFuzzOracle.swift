@@ -1,7 +1,8 @@
 // The image fuzz oracle and its replay tests, in one file so both run the same logic.
 //
-// fuzz/Sources/FuzzImage/ImageFuzzOracle.swift is a symlink to this file, built with `FUZZING`
-// defined; there only `ImageFuzzOracle` exists. Here, the suite at the bottom replays every
+// It lives under fuzz/Oracles/. fuzz/Sources/FuzzImage/ImageFuzzOracle.swift is a symlink to it,
+// built with `FUZZING` defined; there only `ImageFuzzOracle` exists. ImagesTests compiles it
+// through Tests/ImagesTests/ImageFuzzOracle.swift, where the suite at the bottom replays every
 // file in fuzz/corpus/image/ and fuzz/regressions/image/ through the same oracle.
 
 import Foundation
