@@ -1,7 +1,7 @@
 /// A minimal JSON writer for the API's own output: faster than JSONEncoder and byte-stable
 /// (fixed key order), which keeps ETags and benchmarks honest. `package`: the API's documents
 /// are written with it in `FeedWeb` (`JSONWriter+Documents.swift`), the river's source state
-/// in `Upstream`.
+/// in `River` and `FeedParsing` (the feed hints).
 package struct JSONWriter {
     /// What was written so far.
     package private(set) var bytes: [UInt8] = []
