@@ -11,6 +11,7 @@ PYTHON ?= python3
 .PHONY: run test deps browser-deps ops-deps ops-test contract-deps contract-test build build-debug lint swift-test js-test browser-test bench tsan fuzz clean esbuild-deps client client-check
 .PHONY: cluster-deps cluster-test browser-test-https image-test-deps
 .PHONY: soak soak-test
+.PHONY: flags-doc flags-doc-check
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
@@ -143,6 +144,15 @@ run-tls: build
 	@scripts/ensure-packages openssl
 	PORT=$(if $(filter 8080,$(PORT)),8443,$(PORT)) scripts/run-tls $(ARGS)
 
+## The flag reference of docs/configuration.md, made from the flag table by the binary
+## (Sources/pullrefresh/Flags/FlagTable.swift): flags-doc rewrites it, flags-doc-check fails when
+## the committed one is stale (FlagDocTests in swift-test checks the same).
+flags-doc: build-debug
+	scripts/flags-doc .build/debug/pullrefresh docs/configuration.md
+
+flags-doc-check: build-debug
+	scripts/flags-doc --check .build/debug/pullrefresh docs/configuration.md
+
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Package.swift Sources Tests
 
@@ -209,7 +219,7 @@ soak-test: build-debug cluster-deps
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
 ## and the soak for 60 s.
-test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
+test: deps lint client-check icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

@@ -33,18 +33,21 @@ struct Flag: Sendable {
         set: @escaping @Sendable (inout Configuration) -> Void
     ) -> Flag {
         Flag(
-            name: name, aliases: aliases, placeholder: nil, kind: .toggle, defaultValue: nil, section: section,
+            name: name, aliases: aliases, placeholder: nil, kind: .toggle, defaultValue: nil,
+            section: section,
             help: help
         ) { config, _ throws(UsageError) in set(&config) }
     }
 
     static func integer(
-        _ name: String, value placeholder: String = "N", _ range: ClosedRange<Int>, default defaultValue: Int?,
+        _ name: String, value placeholder: String = "N", _ range: ClosedRange<Int>,
+        default defaultValue: Int?,
         environment: String? = nil, _ section: FlagSection, _ help: String,
         set: @escaping @Sendable (inout Configuration, Int) -> Void
     ) -> Flag {
         Flag(
-            name: name, placeholder: placeholder, kind: .integer(range), defaultValue: defaultValue.map(String.init),
+            name: name, placeholder: placeholder, kind: .integer(range),
+            defaultValue: defaultValue.map(String.init),
             environment: environment, section: section, help: help
         ) { config, value throws(UsageError) in set(&config, try value.integer(range)) }
     }
@@ -80,7 +83,8 @@ struct Flag: Sendable {
         _ help: String, set: @escaping Apply
     ) -> Flag {
         Flag(
-            name: name, placeholder: placeholder, kind: .text(accepts: accepts, example: example, refused: refused),
+            name: name, placeholder: placeholder,
+            kind: .text(accepts: accepts, example: example, refused: refused),
             defaultValue: defaultValue, environment: environment, section: section, help: help, apply: set)
     }
 

@@ -42,12 +42,16 @@ enum FlagHelp {
         for section in FlagSection.allCases {
             let rows = flags.filter { $0.section == section }
             guard !rows.isEmpty else { continue }
-            lines += ["", "### \(section.title)", "", "| Flag | Accepts | Default | Meaning |", "| --- | --- | --- | --- |"]
+            lines += [
+                "", "### \(section.title)", "", "| Flag | Accepts | Default | Meaning |",
+                "| --- | --- | --- | --- |",
+            ]
             for flag in rows {
                 let usage = (flag.aliases + [flag.name]).map { name in
                     "`\(name)\(flag.placeholder.map { " \($0)" } ?? "")`"
                 }
-                var defaultText = flag.defaultValue.map { "`\($0)`" } ?? "—"
+                // A value in code, a default in words (`number of cores`) as text.
+                var defaultText = flag.defaultValue.map { $0.contains(" ") ? $0 : "`\($0)`" } ?? "—"
                 if let variable = flag.environment { defaultText += " (or `$\(variable)`)" }
                 let meaning = flag.help + (flag.details.map { ". \($0)" } ?? "")
                 let cells = [usage.joined(separator: ", "), flag.kind.accepts, defaultText, meaning]

@@ -22,7 +22,8 @@ enum FlagKind: Sendable {
             switch minimum {
             case nil: "duration, 0 to \(FlagValue.describe(seconds: maxSeconds))"
             case .zero?: "duration, more than 0, up to \(FlagValue.describe(seconds: maxSeconds))"
-            case let least?: "duration, \(FlagValue.describe(least)) to \(FlagValue.describe(seconds: maxSeconds))"
+            case let least?:
+                "duration, \(FlagValue.describe(least)) to \(FlagValue.describe(seconds: maxSeconds))"
             }
         case .choice(let words): words.map { "`\($0)`" }.joined(separator: ", ")
         case .text(let accepts, _, _): accepts

@@ -24,14 +24,18 @@ enum FlagTable {
             "--port", 0...65535, default: base.server.port, environment: "PORT", .server,
             "Port, 0 for any free port (the startup line names it)"
         ) { $0.server.port = $1 },
-        .integer("--threads", 1...256, default: nil, .server, "Server worker threads") { $0.server.threads = $1 }
-            .defaulting(to: "number of cores"),
+        .integer("--threads", 1...256, default: nil, .server, "Server worker threads") {
+            $0.server.threads = $1
+        }
+        .defaulting(to: "number of cores"),
         .text(
-            "--templates", "DIR", accepts: "folder", example: "Fixtures", refused: nil, default: base.templates,
+            "--templates", "DIR", accepts: "folder", example: "Fixtures", refused: nil,
+            default: base.templates,
             .server, "Mustache templates folder (and its strings/)"
         ) { config, value throws(UsageError) in config.templates = value.text },
         .text(
-            "--public", "DIR", accepts: "folder", example: "Static", refused: nil, default: base.publicDirectory,
+            "--public", "DIR", accepts: "folder", example: "Static", refused: nil,
+            default: base.publicDirectory,
             .server, "Static files folder served at /static/"
         ) { config, value throws(UsageError) in config.publicDirectory = value.text },
         .integer(
@@ -49,7 +53,8 @@ enum FlagTable {
             $0.reloadDelayGiven = true
         },
         .text(
-            "--seed", "N", accepts: "integer, 0 to 2^64 − 1", example: "7", refused: "-1", default: String(base.seed),
+            "--seed", "N", accepts: "integer, 0 to 2^64 − 1", example: "7", refused: "-1",
+            default: String(base.seed),
             .feed, "Seed of the built-in generator"
         ) { config, value throws(UsageError) in
             guard let seed = UInt64(value.text) else {
@@ -82,9 +87,12 @@ enum FlagTable {
         .text(
             "--sources", "FILE", accepts: "OPML file", example: "feeds.opml", refused: "", .river,
             "Add the feeds of an OPML subscription list (at most \(SubscriptionList.maxSources) sources in all)"
-        ) { config, value throws(UsageError) in config.subscriptionFile = try value.nonEmpty("name an OPML file") },
+        ) { config, value throws(UsageError) in
+            config.subscriptionFile = try value.nonEmpty("name an OPML file")
+        },
         .integer(
-            "--source-concurrency", 1...100, default: base.sourceConcurrency, .river, "Fetches of one reload at once"
+            "--source-concurrency", 1...100, default: base.sourceConcurrency, .river,
+            "Fetches of one reload at once"
         ) { $0.sourceConcurrency = $1 },
         .duration(
             "--refresh-every", maxSeconds: 86_400, default: "15m with sources, else off", .river,
@@ -99,7 +107,8 @@ enum FlagTable {
             "Connect timeout of a fetch"
         ) { $0.sourceLimits.connectTimeout = seconds($1) },
         .duration(
-            "--source-timeout", minimum: .zero, default: FlagValue.describe(seconds: base.sourceLimits.totalTimeout),
+            "--source-timeout", minimum: .zero,
+            default: FlagValue.describe(seconds: base.sourceLimits.totalTimeout),
             .river, "Total time of a fetch, redirects included"
         ) { $0.sourceLimits.totalTimeout = seconds($1) },
         .integer(
@@ -109,7 +118,10 @@ enum FlagTable {
     ]
 
     private static let limits: [Flag] = [
-        .integer("--max-body", value: "BYTES", 0...(1 << 30), default: base.server.maxBodySize, .limits, "Largest request body") {
+        .integer(
+            "--max-body", value: "BYTES", 0...(1 << 30), default: base.server.maxBodySize, .limits,
+            "Largest request body"
+        ) {
             $0.server.maxBodySize = $1
         },
         .integer(
@@ -117,7 +129,8 @@ enum FlagTable {
             "Most requests awaiting a reload at once; beyond: 503"
         ) { $0.server.maxPendingRequests = $1 },
         .integer(
-            "--connection-limit", 1...100_000, default: base.server.connectionLimit, .limits, "Most open connections"
+            "--connection-limit", 1...100_000, default: base.server.connectionLimit, .limits,
+            "Most open connections"
         ) { $0.server.connectionLimit = $1 },
         .integer(
             "--per-ip-limit", 0...100_000, default: base.server.perIPConnectionLimit, .limits,
@@ -128,18 +141,21 @@ enum FlagTable {
             "Idle connection timeout"
         ) { $0.server.connectionTimeout = $1 },
         .integer(
-            "--connection-memory", value: "BYTES", 8192...(16 << 20), default: base.server.connectionMemoryLimit, .limits,
+            "--connection-memory", value: "BYTES", 8192...(16 << 20),
+            default: base.server.connectionMemoryLimit, .limits,
             "Memory per connection for request line, headers, buffers"
         ) { $0.server.connectionMemoryLimit = $1 },
         .choice(
-            "--polling", ServerOptions.Polling.allCases.map(\.rawValue), default: base.server.polling.rawValue,
+            "--polling", ServerOptions.Polling.allCases.map(\.rawValue),
+            default: base.server.polling.rawValue,
             .limits, "libmicrohttpd's event mechanism"
-        ).documented(
+        ) { $0.server.polling = ServerOptions.Polling(rawValue: $1) ?? .poll }
+        .documented(
             "epoll in 0.9.75 stalls at 128 ready sockets: [bench/README.md]"
-                + "(../bench/README.md#known-issue-libmicrohttpd-0975-stalls-at-128-ready-connections-epoll)"
-        ) { $0.server.polling = ServerOptions.Polling(rawValue: $1) ?? .poll },
+                + "(../bench/README.md#known-issue-libmicrohttpd-0975-stalls-at-128-ready-connections-epoll)"),
         .integer(
-            "--grace", value: "SECONDS", 0...600, default: Int(base.server.shutdownGracePeriod.components.seconds), .limits,
+            "--grace", value: "SECONDS", 0...600,
+            default: Int(base.server.shutdownGracePeriod.components.seconds), .limits,
             "Shutdown grace period for pending requests"
         ) { $0.server.shutdownGracePeriod = .seconds($1) },
         .integer(
@@ -194,7 +210,8 @@ enum FlagTable {
 
     private static let cluster: [Flag] = [
         .text(
-            "--redis", "URL", accepts: "`redis://[:password@]host[:port][/db]`", example: "redis://127.0.0.1:9/0",
+            "--redis", "URL", accepts: "`redis://[:password@]host[:port][/db]`",
+            example: "redis://127.0.0.1:9/0",
             refused: "redis://host:99999", environment: "REDIS_URL", .cluster,
             "Share one feed through Redis; without it the feed lives in this process"
         ) { config, value throws(UsageError) in config.redis.url = try RedisFlags.parseURL(value) },
@@ -212,7 +229,8 @@ enum FlagTable {
             .cluster, "Bound on connecting to Redis"
         ) { $0.redis.connectTimeout = $1 },
         .duration(
-            "--redis-timeout", minimum: .zero, default: FlagValue.describe(base.redis.commandTimeout), .cluster,
+            "--redis-timeout", minimum: .zero, default: FlagValue.describe(base.redis.commandTimeout),
+            .cluster,
             "Bound on one Redis command; a refresh answers 503 past it"
         ) { $0.redis.commandTimeout = $1 },
         .duration(

@@ -28,7 +28,8 @@ struct FlagValue {
         guard let value = Double(number), value.isFinite, value >= 0, value * scale <= maxSeconds else {
             let examples = maxSeconds > 600 ? "90s, 15m or 2h" : "1, 0.5, 500ms or 2s"
             throw UsageError(
-                "\(name) must be a duration like \(examples) (0 to \(Int(maxSeconds)) seconds), got '\(text)'")
+                "\(name) must be a duration like \(examples) (0 to \(Int(maxSeconds)) seconds), got '\(text)'"
+            )
         }
         let duration = Duration.milliseconds(Int64((value * scale * 1000).rounded()))
         if let minimum, minimum == .zero, duration == .zero {
