@@ -4,6 +4,8 @@ import Foundation
 enum FlagHelp {
     /// Where the description column of `--help` starts; longer flags put it on the next line.
     static let column = 27
+    /// The longest line of `--help`.
+    static let width = 100
 
     static let header = """
         Usage: pullrefresh [options]
@@ -21,13 +23,14 @@ enum FlagHelp {
             lines.append("\n\(section.title):")
             for flag in rows {
                 let left = "  " + flag.usage
-                let description = flag.help + suffix(flag)
+                var words = wrapped(flag.help + suffix(flag))
                 if left.count + 2 <= column {
-                    lines.append(left.padding(toLength: column, withPad: " ", startingAt: 0) + description)
+                    lines.append(
+                        left.padding(toLength: column, withPad: " ", startingAt: 0) + words.removeFirst())
                 } else {
                     lines.append(left)
-                    lines.append(String(repeating: " ", count: column) + description)
                 }
+                lines += words.map { String(repeating: " ", count: column) + $0 }
             }
         }
         return lines.joined(separator: "\n")
@@ -59,6 +62,20 @@ enum FlagHelp {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The description cut into lines that end by column `width`.
+    private static func wrapped(_ text: String) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, column + line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return lines + [line]
     }
 
     /// ` (default 8080, or $PORT)` for `--help`.

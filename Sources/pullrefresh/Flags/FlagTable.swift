@@ -68,7 +68,10 @@ enum FlagTable {
         .text(
             "--data", "FILE", accepts: "file", example: "items.json", refused: "", .feed,
             "Read items from a JSON file ({\"items\": [...]}) on every reload"
-        ) { config, value throws(UsageError) in config.dataFile = try value.nonEmpty("name a file") },
+        ) { config, value throws(UsageError) in config.dataFile = try value.nonEmpty("name a file") }
+        .documented(
+            "The file is re-read on every reload; a bad file fails that reload and the last good version keeps being served"
+        ),
     ]
 
     private static let river: [Flag] = [
@@ -83,13 +86,19 @@ enum FlagTable {
                 throw UsageError("\(value.name) must be an http:// or https:// URL, got '\(value.text)'")
             }
             config.subscriptions.append(Subscription(url: url))
-        },
+        }
+        .documented(
+            "http or https: JSON Feed, RSS, Atom or our JSON. `--reload-delay` then defaults to `0`; with `--data` a usage error"
+        ),
         .text(
             "--sources", "FILE", accepts: "OPML file", example: "feeds.opml", refused: "", .river,
             "Add the feeds of an OPML subscription list (at most \(SubscriptionList.maxSources) sources in all)"
         ) { config, value throws(UsageError) in
             config.subscriptionFile = try value.nonEmpty("name an OPML file")
-        },
+        }
+        .documented(
+            "OPML 2.0: folders flattened, duplicates dropped, `xmlUrl` http/https only. A bad file is one line on stderr and exit 2"
+        ),
         .integer(
             "--source-concurrency", 1...100, default: base.sourceConcurrency, .river,
             "Fetches of one reload at once"
@@ -100,7 +109,8 @@ enum FlagTable {
         ) {
             $0.refreshEvery = $1 == .zero ? nil : $1
             $0.refreshEveryGiven = true
-        },
+        }
+        .documented("Without a source a usage error"),
         .duration(
             "--source-connect-timeout", minimum: .zero,
             default: FlagValue.describe(seconds: base.sourceLimits.connectTimeout), .river,
@@ -123,11 +133,13 @@ enum FlagTable {
             "Largest request body"
         ) {
             $0.server.maxBodySize = $1
-        },
+        }
+        .documented("Larger: 413"),
         .integer(
             "--max-pending", 1...100_000, default: base.server.maxPendingRequests, .limits,
             "Most requests awaiting a reload at once; beyond: 503"
-        ) { $0.server.maxPendingRequests = $1 },
+        ) { $0.server.maxPendingRequests = $1 }
+        .documented("Beyond: 503 with `Retry-After`"),
         .integer(
             "--connection-limit", 1...100_000, default: base.server.connectionLimit, .limits,
             "Most open connections"
@@ -156,56 +168,81 @@ enum FlagTable {
         .integer(
             "--grace", value: "SECONDS", 0...600,
             default: Int(base.server.shutdownGracePeriod.components.seconds), .limits,
-            "Shutdown grace period for pending requests"
-        ) { $0.server.shutdownGracePeriod = .seconds($1) },
+            "Shutdown grace period for pending requests (seconds)"
+        ) { $0.server.shutdownGracePeriod = .seconds($1) }
+        .documented("On SIGTERM/SIGINT, how long pending requests may finish before they get 503"),
         .integer(
             "--max-streams", 0...100_000, default: base.server.maxStreams, .limits,
             "Most open event streams (GET /api/events); beyond: 503"
-        ) { $0.server.maxStreams = $1 },
+        ) { $0.server.maxStreams = $1 }
+        .documented("Each stream is a connection, so `--connection-limit` and `--per-ip-limit` apply too"),
         .integer(
             "--stored-responses", 0...10_000, default: base.server.storedResponses, .limits,
             "Cached pages and API bodies kept to answer repeats unrouted, 0 = off"
-        ) { $0.server.storedResponses = $1 },
+        ) { $0.server.storedResponses = $1 }
+        .documented(
+            "Cached pages, item bodies and their 304s, for the same target and the same `Vary`'d header and validator values, while the feed stays at their version"
+        ),
         .duration(
             "--heartbeat", minimum: .milliseconds(100), default: FlagValue.describe(base.heartbeat), .limits,
             "Comment sent on idle event streams"
-        ) { $0.heartbeat = $1 },
+        ) { $0.heartbeat = $1 }
+        .documented(
+            "The comment is `: ping`: it keeps proxies from closing idle streams and finds departed clients"),
     ]
 
     private static let pictures: [Flag] = [
         .integer(
             "--image-cache-bytes", 0...(4 << 30), default: base.imageCacheBytes, .pictures,
             "Memory for thumbnails made at /img/, least recently used out"
-        ) { $0.imageCacheBytes = $1 },
+        ) { $0.imageCacheBytes = $1 }
+        .documented(
+            "Each thumbnail counts as twice its bytes plus 1 KiB (our copy and libmicrohttpd's); `0` keeps none"
+        ),
         .toggle(
             "--allow-private-images", .pictures,
             "TESTS ONLY: /img/ may fetch from loopback and private addresses (never in production)"
-        ) { $0.allowPrivateImages = true },
+        ) { $0.allowPrivateImages = true }
+        .documented(
+            "The tests' image hosts run on loopback. Logged as a warning at start. In production it would let a feed make the server fetch from inside the network"
+        ),
     ]
 
     private static let tls: [Flag] = [
         .text(
             "--tls-cert", "FILE", accepts: "PEM file", example: "cert.pem", refused: nil, .tls,
             "Serve HTTPS with this PEM certificate (chain); needs --tls-key"
-        ) { config, value throws(UsageError) in config.tlsCertificate = value.text },
+        ) { config, value throws(UsageError) in config.tlsCertificate = value.text }
+        .documented("libmicrohttpd's GnuTLS; the chain leaf first"),
         .text(
             "--tls-key", "FILE", accepts: "PEM file", example: "key.pem", refused: nil, .tls,
             "The PEM private key of --tls-cert"
-        ) { config, value throws(UsageError) in config.tlsKey = value.text },
+        ) { config, value throws(UsageError) in config.tlsKey = value.text }
+        .documented(
+            "Unencrypted PEM. Missing, unreadable, non-PEM or mismatched: one line, exit 1; only one of the two: exit 2"
+        ),
         .toggle("--hsts", .tls, "With TLS: send Strict-Transport-Security (max-age one year)") {
             $0.server.strictTransportSecurity = true
-        },
+        }
+        .documented(
+            "`max-age=31536000` on every response. Without `--tls-cert` a usage error: behind a TLS proxy, the proxy sends HSTS"
+        ),
     ]
 
     private static let logs: [Flag] = [
-        .toggle("--quiet", .logs, "No access log or info lines") { $0.quiet = true },
+        .toggle("--quiet", .logs, "No access log or info lines") { $0.quiet = true }
+            .documented("Errors still go to stderr"),
         .choice("--metrics", ["on", "off"], default: "on", .logs, "Prometheus metrics at /metrics") {
             $0.metrics = $1 == "on"
-        },
+        }
+        .documented("`off`: `/metrics` answers 404"),
         .choice(
             "--log-format", LogFormat.allCases.map(\.rawValue), default: base.logFormat.rawValue, .logs,
             "Access and diagnostic lines as text or one JSON object per line"
-        ) { $0.logFormat = LogFormat(rawValue: $1) ?? .text },
+        ) { $0.logFormat = LogFormat(rawValue: $1) ?? .text }
+        .documented(
+            "`json`: the startup line, every access line (`time`, `level`, `method`, `path`, `status`, `bytes`, `duration_ms`, `peer`, `request_id`) and every warning or error (`time`, `level`, `message`, `request_id` when known)"
+        ),
     ]
 
     private static let cluster: [Flag] = [
@@ -214,7 +251,8 @@ enum FlagTable {
             example: "redis://127.0.0.1:9/0",
             refused: "redis://host:99999", environment: "REDIS_URL", .cluster,
             "Share one feed through Redis; without it the feed lives in this process"
-        ) { config, value throws(UsageError) in config.redis.url = try RedisFlags.parseURL(value) },
+        ) { config, value throws(UsageError) in config.redis.url = try RedisFlags.parseURL(value) }
+        .documented("See [cluster.md](cluster.md)"),
         .text(
             "--redis-prefix", "P", accepts: "text without spaces", example: "test:", refused: "",
             default: base.redis.prefix, .cluster, "Prefix of every Redis key and channel"
@@ -236,7 +274,9 @@ enum FlagTable {
         .duration(
             "--lease", minimum: .zero, default: "3 × reload delay + 1s", .cluster,
             "Longest reload a cluster lease covers"
-        ) { $0.redis.lease = $1 },
+        ) { $0.redis.lease = $1 }
+        .documented(
+            "Past it another instance may take over the reload; must be longer than `--reload-delay`"),
     ]
 
     private static let general: [Flag] = [
