@@ -222,7 +222,7 @@ check: lint check-links build-debug cluster-deps image-test-deps ## Lint, link c
 	@scripts/make-help --check $(firstword $(MAKEFILE_LIST))
 	$(SWIFT) test --skip-build $(if $(CHECK_FILTER),--filter '$(CHECK_FILTER)')
 check-links: ## Fail on a relative link or #anchor in the repository's Markdown that does not resolve
-	@scripts/check-links
+	@scripts/check-links --self-test && scripts/check-links
 test-one: ## One test of any kind: make test-one T=Suite/test | T=Tests/x/test_y.py::name | T=Tests/js/z.test.mjs
 	@scripts/test-one '$(T)'
 
