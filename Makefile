@@ -213,15 +213,18 @@ test: deps lint check-links client-check icons-check swift-test js-test contract
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites
-## (no browser, no Python suite; StreamDepartureTests alone after the rest, as in swift-test);
-## about 100 s on 2 busy cores once built. CHECK_FILTER narrows the Swift part (a --filter).
+## (no browser, no Python suite; StreamDepartureTests alone after the rest, as in swift-test).
+## At most CHECK_WIDTH tests at once (Swift Testing's default is twice the cores): with four,
+## live-socket tests timed out on 2 cores shared with other builds (load 15-19), with two none
+## did. CHECK_FILTER narrows the Swift part (a --filter).
 .PHONY: help check check-links test-one
 CHECK_FILTER ?=
+CHECK_WIDTH ?= 2
 help: ## List every target with its line (this list)
 	@scripts/make-help $(firstword $(MAKEFILE_LIST))
 check: lint check-links build-debug cluster-deps image-test-deps ## Lint, link check, make help's check, the Swift suites
 	@scripts/make-help --check $(firstword $(MAKEFILE_LIST))
-	$(if $(CHECK_FILTER),$(SWIFT) test --skip-build --filter '$(CHECK_FILTER)',$(SWIFT) test --skip-build --skip StreamDepartureTests && $(SWIFT) test --skip-build --filter StreamDepartureTests)
+	$(if $(CHECK_FILTER),$(SWIFT) test --skip-build --filter '$(CHECK_FILTER)',SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(CHECK_WIDTH) $(SWIFT) test --skip-build --skip StreamDepartureTests && $(SWIFT) test --skip-build --filter StreamDepartureTests)
 check-links: ## Fail on a relative link or #anchor in the repository's Markdown that does not resolve
 	@scripts/check-links --self-test && scripts/check-links
 test-one: ## One test of any kind: make test-one T=Suite/test | T=Tests/x/test_y.py::name | T=Tests/js/z.test.mjs
