@@ -88,7 +88,9 @@ enum FlagTable {
             config.subscriptions.append(Subscription(url: url))
         }
         .documented(
-            "http or https: JSON Feed, RSS, Atom or our JSON. `--reload-delay` then defaults to `0`; with `--data` a usage error"
+            "http or https: JSON Feed, RSS, Atom or our JSON ([Real upstreams](river.md#one-feed---source)); "
+                + "several make [a river](river.md#a-river-of-feeds---sources). `--reload-delay` then defaults to `0`; "
+                + "with `--data` a usage error"
         ),
         .text(
             "--sources", "FILE", accepts: "OPML file", example: "feeds.opml", refused: "", .river,
@@ -181,7 +183,8 @@ enum FlagTable {
             "Cached pages and API bodies kept to answer repeats unrouted, 0 = off"
         ) { $0.server.storedResponses = $1 }
         .documented(
-            "Cached pages, item bodies and their 304s, for the same target and the same `Vary`'d header and validator values, while the feed stays at their version"
+            "Cached pages, item bodies and their 304s, for the same target and the same `Vary`'d header and validator values, while the feed stays at their version "
+                + "([Stored responses](compression.md#stored-responses))"
         ),
         .duration(
             "--heartbeat", minimum: .milliseconds(100), default: FlagValue.describe(base.heartbeat), .limits,
@@ -235,7 +238,7 @@ enum FlagTable {
         .choice("--metrics", ["on", "off"], default: "on", .logs, "Prometheus metrics at /metrics") {
             $0.metrics = $1 == "on"
         }
-        .documented("`off`: `/metrics` answers 404"),
+        .documented("`off`: `/metrics` answers 404 ([operations.md](operations.md#metrics))"),
         .choice(
             "--log-format", LogFormat.allCases.map(\.rawValue), default: base.logFormat.rawValue, .logs,
             "Access and diagnostic lines as text or one JSON object per line"
