@@ -100,6 +100,21 @@ client-check: esbuild-deps
 	fi; \
 	echo "Public/ bundle is up to date with Client/src (esbuild $$($(ESBUILD) --version))."
 
+## The gesture component's size budget: Public/pull-to-refresh.js and .css, each `gzip -9` on its
+## own (what a compressing proxy sends; bench/run.py --assets measures the served files the same
+## way), at most GESTURE_BUDGET bytes together. Part of `make test`: a change to Client/src that
+## pushes the gesture over fails the suite, not only the next bench run.
+GESTURE_BUDGET := 3072
+.PHONY: client-budget
+client-budget:
+	@js=$$(gzip -9 <Public/pull-to-refresh.js | wc -c); css=$$(gzip -9 <Public/pull-to-refresh.css | wc -c); \
+	total=$$((js + css)); \
+	echo "gesture: pull-to-refresh.js $$js B + pull-to-refresh.css $$css B = $$total B gzip -9 (budget $(GESTURE_BUDGET) B)"; \
+	if [ $$total -gt $(GESTURE_BUDGET) ]; then \
+	  echo "over the gesture's budget by $$((total - $(GESTURE_BUDGET))) B: page features belong in feed.js (docs/gesture.md)"; \
+	  exit 1; \
+	fi
+
 ## The web app's icons (Public/icons: 192, 512 and maskable 512 PNGs, the 180 px
 ## apple-touch-icon, the favicon as SVG, 32 px PNG and ICO), all made from the one source
 ## Client/icons/icon.svg by scripts/make-icons with librsvg's rsvg-convert (librsvg2-bin). They
@@ -205,11 +220,11 @@ soak: build-debug cluster-deps
 soak-test: build-debug cluster-deps
 	SOAK_SECONDS=60 PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) Tests/soak/soak.py
 
-## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
+## Every suite: format lint, the committed client bundle is fresh and the gesture within its size budget, Swift tests (unit + live
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
 ## and the soak for 60 s.
-test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
+test: deps lint client-check client-budget icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory
