@@ -114,7 +114,8 @@ def test_instances_share_versions_items_and_etags(redis, instances):
     wait_for(lambda: a.version() == 3, "a to learn version 3")
     items = json.loads(a.items()[1])["items"]
     assert {item["version"] for item in items} == {1, 2, 3}
-    assert a.health() == {"status": "ok", "version": 3, "redis": "connected"}
+    assert a.health() == {"status": "ok", "version": 3, "epoch": json.loads(a.items()[1])["epoch"],
+                          "redis": "connected"}
 
 
 def test_storm_of_300_refreshes_over_3_instances_runs_one_reload(redis, instances):
@@ -174,7 +175,8 @@ def test_redis_going_away_keeps_gets_and_refuses_refreshes_with_503(redis, insta
         status, page_headers, page = node.request("GET", "/")
         assert status == 200 and b"data-ptr-list" in page
     wait_for(lambda: a.health()["status"] == "degraded", "a to report degraded")
-    assert a.health() == {"status": "degraded", "version": 2, "redis": "unreachable"}
+    assert a.health() == {"status": "degraded", "version": 2, "epoch": json.loads(served)["epoch"],
+                          "redis": "unreachable"}
     status, headers, body = a.refresh(timeout=10)
     assert status == 503
     assert headers["Retry-After"].isdigit()
