@@ -9,13 +9,14 @@ import subprocess
 import threading
 
 import pytest
-from harness import BINARY, ROOT, Instance, free_port, wait_for
+from harness import ROOT, free_port, wait_for
+from harness.server import binary
 
 
 def run_pullrefresh(*args, env=None):
     full_env = {k: v for k, v in os.environ.items() if k not in ("PORT", "REDIS_URL")}
     full_env.update(env or {})
-    return subprocess.run([BINARY, *args], cwd=ROOT, capture_output=True, text=True, timeout=30, env=full_env)
+    return subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True, timeout=30, env=full_env)
 
 
 def lease_holder(redis):

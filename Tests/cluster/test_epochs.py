@@ -9,7 +9,10 @@ import subprocess
 import tempfile
 import time
 
-from harness import CutProxy, Instance, Redis, wait_for, write_items
+from harness import wait_for
+from harness.proxy import CutProxy
+from harness.redis import Instance, Redis
+from harness.server import write_items
 
 
 def etag_of(headers):

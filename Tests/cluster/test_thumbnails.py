@@ -2,16 +2,11 @@
 stored in Redis) finds an item's picture through that snapshot and makes the thumbnail itself
 from the image host; an item id no snapshot holds is a 404 on every instance."""
 import json
-import os
-import sys
 import urllib.request
 
 import pytest
 
-from harness import ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "Tests", "images"))
-from hosting import serve_images  # noqa: E402
+from harness.upstream import serve_images
 
 
 @pytest.fixture(scope="module")
