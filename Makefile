@@ -220,10 +220,11 @@ soak: build-debug cluster-deps
 soak-test: build-debug cluster-deps
 	SOAK_SECONDS=60 PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) Tests/soak/soak.py
 
-## Every suite: format lint, the committed client bundle is fresh and the gesture within its size budget, Swift tests (unit + live
-## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
-## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
-## and the soak for 60 s.
+## Every suite: format lint, the committed client bundle is fresh and the gesture within its
+## size budget, Swift tests (unit + live server + spec), JS unit tests (on Client/src), API
+## contract, browser tests (Chromium and WebKit, on the bundle), operations tests (HTTPS,
+## metrics, logs, deployment), cluster tests, and the soak for 60 s. The Python suites share
+## one harness, Tests/harness (docs/testing.md).
 test: deps lint client-check client-budget icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,

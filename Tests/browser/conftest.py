@@ -20,7 +20,8 @@ import zipfile
 import pytest
 
 from harness import ROOT
-from harness.chromium import close_tab, launch_chromium, open_tab
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
 from harness.server import Server, repository_flags
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -126,14 +127,6 @@ def server(tmp_path):
     yield start
     for srv in started:
         srv.stop(5)
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
-    p = open_tab(browser)
-    yield p
-    close_tab(browser, p)
 
 
 @pytest.fixture

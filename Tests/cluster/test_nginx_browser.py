@@ -5,7 +5,8 @@ import json
 
 import pytest
 from harness import wait_for
-from harness.chromium import close_tab, launch_chromium, open_tab
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
 from test_nginx import nginx_pair  # noqa: F401  (fixture)
 
 
@@ -13,14 +14,6 @@ from test_nginx import nginx_pair  # noqa: F401  (fixture)
 def browser():
     with launch_chromium() as cdp:
         yield cdp
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh phone tab in its own browser context (harness/chromium.py)."""
-    p = open_tab(browser)
-    yield p
-    close_tab(browser, p)
 
 
 FEED = "document.getElementById('feed')"

@@ -8,7 +8,7 @@ import pytest
 
 from gecko_driver import Firefox
 from harness import deadline
-from harness.server import generator_server
+from harness.fixtures import access_log_servers  # noqa: F401  (the `server` fixture)
 
 # Every wait in the suite has its own deadline; this bounds a test that hangs anyway.
 TEST_TIMEOUT_SECONDS = 90
@@ -18,23 +18,6 @@ TEST_TIMEOUT_SECONDS = 90
 def test_deadline():
     with deadline(TEST_TIMEOUT_SECONDS):
         yield
-
-
-@pytest.fixture
-def server(tmp_path):
-    """Factory: server(reload_delay=0.3, extra_args=()) -> harness Server on the built-in
-    generator, access log on."""
-    started = []
-
-    def start(reload_delay=0.3, extra_args=()):
-        srv = generator_server(tmp_path, reload_delay, extra_args)
-        assert srv.url.startswith("http://127.0.0.1:"), srv.url
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop(5)
 
 
 @pytest.fixture(scope="session")

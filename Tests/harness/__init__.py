@@ -10,6 +10,7 @@ real processes on free 127.0.0.1 ports, each stopped by its own PID, never by na
 - chromium.py: headless Chromium over the DevTools protocol and the emulated phone tab (the one
   module that needs a PyPI package, websocket-client; the others are stdlib only, since the
   WebKit suite runs under Debian's /usr/bin/python3).
+- fixtures.py: the pytest fixtures several suites share (`page`, the touch suites' `server`).
 
 The suites find this package through `pythonpath` in pytest.ini (Tests/gecko/pytest.ini for
 the Gecko suite); scripts (Tests/soak/soak.py) put Tests/ on sys.path themselves.

@@ -3,7 +3,8 @@
 touch pull-to-refresh (Input.dispatchTouchEvent) posts one refresh and shows new items."""
 import pytest
 
-from harness.chromium import close_tab, launch_chromium, open_tab
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
 
 ITEMS = "document.querySelectorAll('[data-item-id]').length"
 
@@ -13,14 +14,6 @@ def browser():
     """Chromium that accepts the test certificate made by the `certs` fixture."""
     with launch_chromium(["--ignore-certificate-errors"]) as cdp:
         yield cdp
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh phone tab in its own browser context (harness/chromium.py)."""
-    p = open_tab(browser)
-    yield p
-    close_tab(browser, p)
 
 
 def test_pull_to_refresh_over_https(page, server, certs):

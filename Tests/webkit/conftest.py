@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from harness import deadline
-from harness.server import generator_server
+from harness.fixtures import access_log_servers  # noqa: F401  (the `server` fixture)
 from webkit_driver import Display, WebKitBrowser
 
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
@@ -40,22 +40,3 @@ def browser(display):
     webview = WebKitBrowser(display, width=PHONE_WIDTH, height=PHONE_HEIGHT)
     yield webview
     webview.close()
-
-
-# --- the server ---------------------------------------------------------------------------
-@pytest.fixture
-def server(tmp_path):
-    """Factory: server(reload_delay=0.3, extra_args=()) -> harness Server, on the built-in
-    generator (seed 1) unless `extra_args` says otherwise (e.g. `--data FILE`); its access log
-    (`refresh_posts()`, `log_lines`) counts the requests server-side."""
-    started = []
-
-    def start(reload_delay=0.3, extra_args=()):
-        srv = generator_server(tmp_path, reload_delay, extra_args)
-        assert srv.url.startswith("http://127.0.0.1:"), srv.url
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop(5)
