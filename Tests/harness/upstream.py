@@ -16,10 +16,10 @@ IMAGES = os.path.join(ROOT, "Tests", "images")
 
 
 def _river_script():
-    """river_server.py, found by name: the Swift tests own it, in their target's Fixtures."""
-    found = sorted(glob.glob(os.path.join(ROOT, "Tests", "*", "Fixtures", "river_server.py")))
+    """river_server.py, found by name under Tests/: the Swift tests own it, with their fixtures."""
+    found = sorted(glob.glob(os.path.join(ROOT, "Tests", "**", "river_server.py"), recursive=True))
     if not found:
-        raise AssertionError("river_server.py not found under Tests/*/Fixtures")
+        raise AssertionError("river_server.py not found under Tests/")
     return found[0]
 
 
