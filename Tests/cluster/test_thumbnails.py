@@ -11,7 +11,7 @@ import pytest
 
 from harness import wait_for
 from harness.proxy import CutProxy
-from harness.redis import Instance
+from harness.redis import Instance, restart_empty_behind
 from harness.upstream import serve_images
 
 
@@ -88,10 +88,7 @@ def test_after_an_empty_restart_a_repeated_version_shows_the_new_epochs_picture(
         a.signal(signal.SIGSTOP)
         frozen_at = time.monotonic()
         try:
-            redis.restart_empty()
-            proxy.restore()
-            wait_for(lambda: b.health()["status"] == "ok", "b to reconnect")
-            wait_for(lambda: redis.cli("PTTL", "pullrefresh:settle") < 0, "the settle window to end", timeout=10)
+            restart_empty_behind(redis, proxy, b)
             write_pictured(data_b, image_host + new_picture, "y")
             assert b.refresh()[2]["version"] == 2
             wait_for(lambda: time.monotonic() - frozen_at >= 10, "a to have been frozen for 10 s", timeout=15)

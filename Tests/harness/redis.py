@@ -115,3 +115,14 @@ class Instance(Server):
     def refresh(self, timeout=30):
         status, headers, body = self.request("POST", "/api/refresh", timeout=timeout)
         return status, headers, json.loads(body)
+
+
+def restart_empty_behind(redis, proxy, rejoining):
+    """The empty-Redis gap: restarts `redis` with no keys, reopens `proxy` for the instance
+    `rejoining` (cut off behind it), waits until that instance has reconnected (seeding a new
+    epoch with what it holds, version 1) and until the settle window is over, so that its next
+    reload commits."""
+    redis.restart_empty()
+    proxy.restore()
+    wait_for(lambda: rejoining.health()["status"] == "ok", "the cut-off instance to reconnect")
+    wait_for(lambda: redis.cli("PTTL", PREFIX + "settle") < 0, "the settle window to end", timeout=10)
