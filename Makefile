@@ -101,6 +101,21 @@ client-check: esbuild-deps ## Fail when the committed bundles in Public/ are not
 	fi; \
 	echo "Public/ bundle is up to date with Client/src (esbuild $$($(ESBUILD) --version))."
 
+## The gesture component's size budget: Public/pull-to-refresh.js and .css, each `gzip -9` on its
+## own (what a compressing proxy sends; bench/run.py --assets measures the served files the same
+## way), at most GESTURE_BUDGET bytes together. Part of `make test`: a change to Client/src that
+## pushes the gesture over fails the suite, not only the next bench run.
+GESTURE_BUDGET := 3072
+.PHONY: client-budget
+client-budget: ## Fail when the gesture (pull-to-refresh.js + .css, each gzip -9) is over its 3,072 B budget
+	@js=$$(gzip -9 <Public/pull-to-refresh.js | wc -c); css=$$(gzip -9 <Public/pull-to-refresh.css | wc -c); \
+	total=$$((js + css)); \
+	echo "gesture: pull-to-refresh.js $$js B + pull-to-refresh.css $$css B = $$total B gzip -9 (budget $(GESTURE_BUDGET) B)"; \
+	if [ $$total -gt $(GESTURE_BUDGET) ]; then \
+	  echo "over the gesture's budget by $$((total - $(GESTURE_BUDGET))) B: page features belong in feed.js (docs/gesture.md)"; \
+	  exit 1; \
+	fi
+
 ## The web app's icons (Public/icons: 192, 512 and maskable 512 PNGs, the 180 px
 ## apple-touch-icon, the favicon as SVG, 32 px PNG and ICO), all made from the one source
 ## Client/icons/icon.svg by scripts/make-icons with librsvg's rsvg-convert (librsvg2-bin). They
@@ -214,11 +229,12 @@ soak: build-debug cluster-deps ## The soak for SOAK_SECONDS (300): two instances
 soak-test: build-debug cluster-deps ## The soak for 60 s (part of make test)
 	SOAK_SECONDS=60 PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) Tests/soak/soak.py
 
-## Every suite: format lint, the committed client bundle is fresh, Swift tests (unit + live
-## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
-## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
-## and the soak for 60 s.
-test: deps lint check-links client-check icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test ## Every suite (about 9 minutes); what CI runs
+## Every suite: format lint, the committed client bundle is fresh and the gesture within its
+## size budget, Swift tests (unit + live server + spec), JS unit tests (on Client/src), API
+## contract, browser tests (Chromium and WebKit, on the bundle), operations tests (HTTPS,
+## metrics, logs, deployment), cluster tests, and the soak for 60 s. The Python suites share
+## one harness, Tests/harness (docs/testing.md).
+test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test ## Every suite (about 9 minutes); what CI runs
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites
