@@ -67,7 +67,7 @@ CLIENT_SCRIPTS := pull-to-refresh feed
 CLIENT_OUTPUTS := $(foreach s,$(CLIENT_SCRIPTS),$(s).js $(s).js.map) pull-to-refresh.css
 CLIENT_OUTPUTS += sw.js sw.js.map
 CLIENT_BUILD = $(ESBUILD) $(foreach s,$(CLIENT_SCRIPTS),Client/src/$(s).mjs) \
-	--bundle --minify --format=esm --target=es2020 --charset=utf8 --sourcemap \
+	--bundle --minify --format=esm --target=es2020 --charset=utf8 --sourcemap=external \
 	--outdir=Public --log-level=warning && \
 	$(ESBUILD) Client/src/pull-to-refresh.css --bundle --minify --charset=utf8 \
 	--outdir=Public --log-level=warning && $(SW_BUILD)
@@ -75,7 +75,7 @@ CLIENT_BUILD = $(ESBUILD) $(foreach s,$(CLIENT_SCRIPTS),Client/src/$(s).mjs) \
 ## The service worker (served at /sw.js): a classic script, built after the bundles because its
 ## cache name carries a hash of them and of app.css (a new deployment = a new worker, sw.mjs).
 SW_BUILD = $(ESBUILD) Client/src/sw.mjs --bundle --minify --target=es2020 --charset=utf8 \
-	--sourcemap --outfile=Public/sw.js --log-level=warning \
+	--sourcemap=external --outfile=Public/sw.js --log-level=warning \
 	--define:CACHE_VERSION="\"$$(cat Public/pull-to-refresh.js Public/pull-to-refresh.css \
 	Public/feed.js Public/app.css Public/icons/* | sha256sum | cut -c1-12)\""
 

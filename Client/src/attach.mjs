@@ -8,7 +8,6 @@
 
 import { createAnnouncer, createTexts } from './announcer.mjs'
 import { createFeedList } from './feed-list.mjs'
-import { pagePosition, sinceParam } from './feed-position.mjs'
 import { createCore, DEFAULTS } from './gesture-core.mjs'
 import { createIndicator } from './indicator.mjs'
 import { requestNewItems } from './refresh-request.mjs'
@@ -36,7 +35,7 @@ import { requestNewItems } from './refresh-request.mjs'
  * @property {import('./gesture-core.mjs').Core} core the state machine
  * @property {(source?: string) => Promise<boolean>} refresh refreshes as the gesture and the
  *   button do (`ptr:refresh` has `detail.source`, `'api'` unless given); `false` when refused
- *   or failed. With the default refresh, source `'live'` fetches without a reload.
+ *   or failed
  * @property {() => void} destroy removes every listener, timer, inline style and
  *   `data-ptr-state`
  */
@@ -45,7 +44,11 @@ import { requestNewItems } from './refresh-request.mjs'
  * Events, dispatched on the root and bubbling:
  * - `ptr:pullstart` a pull left the dead zone
  * - `ptr:armed` releasing now refreshes
- * - `ptr:refresh` a refresh started; `detail.source`: `gesture`, `button`, `retry` or `api`
+ * - `ptr:refresh` a refresh started; `detail` is its context (gesture-core.mjs's
+ *   RefreshContext): `detail.source` is `gesture`, `button`, `retry` or `api` (or what
+ *   `refresh(source)` was given), and a listener may set `since`, `endpoint` and `method`
+ * - `ptr:items` the default refresh is about to insert new items; `detail` is their
+ *   DocumentFragment (feed-list.mjs)
  * - `ptr:done` it succeeded; `detail`: what `onRefresh` resolved, e.g. `{ added: 3 }`
  * - `ptr:error` it failed; `detail`: the error, e.g. `{ code: 502 }` or `{ code: 'timeout' }`
  * @typedef {'ptr:pullstart' | 'ptr:armed' | 'ptr:refresh' | 'ptr:done' | 'ptr:error'} PtrEvent
@@ -95,15 +98,14 @@ export function attach(root, options = {}) {
   const insertItems = createFeedList(root, part, text, listen)
 
   /**
-   * The default refresh: ask the server for what is newer than the page, then show it. A
-   * `live` refresh (the page's script heard of new items) only fetches them with a GET from
-   * `data-ptr-live-endpoint`, and the server reloads nothing.
+   * The default refresh: ask the server for what is newer than the page, then show it. What to
+   * ask, and where, is the page's business: `ptr:refresh` listeners may set the context's
+   * `since` (feed.js: the version within its epoch), `endpoint` and `method` (feed.js's `live`
+   * refresh GETs the items it heard of, and the server reloads nothing).
    */
-  async function loadNewItems({ signal, source }) {
-    const live = source === 'live'
-    const endpoint = live ? data.ptrLiveEndpoint : data.ptrEndpoint
-    const since = sinceParam(pagePosition(data))
-    const answer = await requestNewItems(endpoint, since, signal, live && 'GET')
+  async function loadNewItems(context) {
+    const { signal, since = data.ptrVersion || 0, endpoint = data.ptrEndpoint, method } = context
+    const answer = await requestNewItems(endpoint, since, signal, method)
     if (answer.version) {
       // The epoch first: watchers of `data-ptr-version` (live-updates.mjs) read both.
       if (answer.epoch) data.ptrEpoch = answer.epoch

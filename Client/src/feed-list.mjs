@@ -46,25 +46,15 @@ export function createFeedList(root, part, text, listen) {
   return html => {
     const incoming = document.createElement('template')
     incoming.innerHTML = html
-    // A catch-up (the page is from another epoch, or from an earlier run of the server) brings
-    // items the page already shows: the new copy replaces the old one, so nothing is listed
-    // twice and only items the page did not have count as added.
-    const ids = new Set()
-    for (const item of incoming.content.children) {
-      if (item.dataset?.itemId) ids.add(item.dataset.itemId)
-    }
-    // What goes and the first item that stays: the one the scroll position is kept by.
-    const replaced = []
-    let first
-    for (const item of list.children) {
-      if (ids.has(item.dataset.itemId)) replaced.push(item)
-      else first ||= item
-    }
-    const firstTop = first?.offsetTop
+    // The page's merge policy is the page's business (feed.js replaces items it already shows,
+    // page-refresh.mjs): `ptr:items` hands listeners the fragment before it meets the list, and
+    // they may change either. Only the list's growth counts as added.
     const before = list.children.length
-    for (const item of replaced) item.remove()
+    root.dispatchEvent(new CustomEvent('ptr:items', { bubbles: true, detail: incoming.content }))
+    // The first item before the new ones: the one the scroll position is kept by.
+    const first = list.firstElementChild
+    const firstTop = first?.offsetTop
     list.prepend(incoming.content)
-    // A replaced item is not new: the list only grows by the ones it did not have.
     const added = list.children.length - before
     // Scrolled away: keep what the reader sees where it is (overflow-anchor is off on the root,
     // so the browser does not correct a second time) and offer the pill instead.

@@ -22,6 +22,7 @@ import {
   showOfflineBanner,
 } from './offline.mjs'
 import { markNewItems } from './new-items.mjs'
+import { startPageRefresh } from './page-refresh.mjs'
 
 const feed = document.querySelector('[data-ptr-lang]')
 const lang = feed?.dataset.ptrLang || document.documentElement.lang || undefined
@@ -55,7 +56,11 @@ startOlderItems(document)
 
 // Live "N new items" from the event stream, and the offline copy (live-updates.mjs, offline.mjs).
 const pullRoot = document.querySelector('[data-pull-to-refresh]')
-if (pullRoot) startLiveUpdates(pullRoot)
+if (pullRoot) {
+  // What the gesture's refreshes ask for and how their items merge (page-refresh.mjs).
+  startPageRefresh(pullRoot)
+  startLiveUpdates(pullRoot)
+}
 if (showOfflineBanner(document, lang)) {
   // The banner's saved-at time reads relative, like "Last updated" above it.
   renderTimes()

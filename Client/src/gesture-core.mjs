@@ -20,9 +20,15 @@
 
 /**
  * What a refresh is given: the watchdog's signal (aborted after `timeout`) and what started it.
+ * What a refresh is about. The same object is the `detail` of `ptr:refresh`, dispatched before
+ * `onRefresh` runs, so a listener may add to it what the refresh should use (the default refresh
+ * reads `since`, `endpoint` and `method`; feed.js sets them, see docs/gesture.md).
  * @typedef {object} RefreshContext
  * @property {AbortSignal} signal
  * @property {'gesture' | 'button' | 'retry' | 'api' | string} source
+ * @property {string | number} [since] the position to ask from, instead of `data-ptr-version`
+ * @property {string} [endpoint] where to ask, instead of `data-ptr-endpoint`
+ * @property {string} [method] `'GET'` to fetch without a reload, instead of `POST`
  */
 
 /**
@@ -176,9 +182,11 @@ export function createCore(options = {}) {
         finish(false, { code: 'timeout' })
       }, o.timeout)
 
-      setState('refreshing', o.hold, { source })
+      // One context for the `ptr:refresh` listeners (onChange) and then onRefresh.
+      const context = { signal: controller.signal, source }
+      setState('refreshing', o.hold, context)
       // Through a promise, so an onRefresh that throws synchronously also ends in `error`.
-      Promise.resolve({ signal: controller.signal, source })
+      Promise.resolve(context)
         .then(o.onRefresh)
         .then(result => finish(true, result), error => finish(false, error))
     })

@@ -330,20 +330,19 @@ struct RouteTests {
     }
 
     /// The committed bundles in the repository's Public/ are what `swift run` serves: the
-    /// gesture's script and stylesheet, the page's feed.js, each script with its source map (the
-    /// stylesheet has none), and no separate state-machine module any more.
+    /// gesture's script and stylesheet, the page's feed.js and the service worker, each script
+    /// with its source map named by a `SourceMap` header rather than a `sourceMappingURL` line
+    /// (the stylesheet has no map), and no separate state-machine module any more.
     @Test func theRepositoryServesTheBuiltClient() throws {
         let files = try StaticFiles(
             directory: Fixtures.repositoryRoot.appendingPathComponent("Public").path)
         let expected = [
-            (
-                "pull-to-refresh.js", "text/javascript; charset=utf-8",
-                "//# sourceMappingURL=pull-to-refresh.js.map"
-            ),
+            ("pull-to-refresh.js", "text/javascript; charset=utf-8", "\"touchmove\""),
             ("pull-to-refresh.js.map", "application/json; charset=utf-8", "\"sourcesContent\""),
             ("pull-to-refresh.css", "text/css; charset=utf-8", "@keyframes ptr-spin"),
-            ("feed.js", "text/javascript; charset=utf-8", "//# sourceMappingURL=feed.js.map"),
+            ("feed.js", "text/javascript; charset=utf-8", "RelativeTimeFormat"),
             ("feed.js.map", "application/json; charset=utf-8", "\"sourcesContent\""),
+            ("sw.js", "text/javascript; charset=utf-8", "waitUntil"),
         ]
         for (name, type, marker) in expected {
             let response = try files.respond(
@@ -351,6 +350,9 @@ struct RouteTests {
             #expect(response.status == 200, "\(name)")
             #expect(response.headers["Content-Type"] == type, "\(name)")
             #expect(Fixtures.text(response).contains(marker), "\(name)")
+            #expect(!Fixtures.text(response).contains("sourceMappingURL"), "\(name)")
+            let map = name.hasSuffix(".js") ? "/static/\(name).map" : nil
+            #expect(response.headers["SourceMap"] == map, "\(name)")
         }
         for gone in ["ptr-core.mjs", "pull-to-refresh.css.map"] {
             #expect(throws: HTTPError.self, "\(gone)") {

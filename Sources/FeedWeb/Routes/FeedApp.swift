@@ -98,7 +98,7 @@ public final class FeedApp: Sendable {
         router.get("/api/sources") { request in try self.sourcesList(request) }
         router.get("/api/sources.opml") { request in try self.sourcesOPML(request) }
         router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
-        router.get("/static/*") { request in
+        router.get(StaticFiles.urlPrefix + "*") { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
         }
         return router
