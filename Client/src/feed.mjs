@@ -6,10 +6,11 @@
  *
  * The page loads both scripts side by side, in parallel; this one imports nothing of the
  * gesture's at run time (the build copies in the few text helpers of announcer.mjs that the
- * live pill shares; it reaches the gesture only through `root.ptr`). It hears about new items
- * through the DOM alone: whoever inserts them (a refresh,
- * later older items or a live stream) adds children to `[data-ptr-list]`, and a refresh moves
- * the `datetime` of `[data-ptr-updated]`.
+ * live pill shares; it reaches the gesture only through `root.ptr` and the two hooks of the
+ * gesture's default refresh, `ptr:refresh` and `ptr:items`, in page-refresh.mjs). It hears about
+ * new items through the DOM alone: whoever inserts them (a refresh, later older items or a live
+ * stream) adds children to `[data-ptr-list]`, and a refresh moves the `datetime` of
+ * `[data-ptr-updated]`.
  * @module feed
  */
 
