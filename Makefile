@@ -14,9 +14,9 @@ PYTHON ?= python3
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
-## libxml2 (feed parsing), libvips (thumbnails at /img/).
+## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libvips-dev pkg-config
+  libuchardet-dev libvips-dev pkg-config
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 

@@ -31,6 +31,8 @@ let package = Package(
         // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // uchardet 0.0.7 (libuchardet-dev): the encoding of feeds that declare none.
+        .systemLibrary(name: "CUchardet", pkgConfig: "uchardet", providers: [.apt(["libuchardet-dev"])]),
         // libvips 8.14 (libvips-dev): thumbnails. The module map links libvips and glib/gobject;
         // glib-2.0's pkg-config adds the include folders its headers need (vips.pc's own flags
         // would add -pthread, which SwiftPM drops with a warning, and a dozen folders no public
@@ -44,7 +46,10 @@ let package = Package(
         .target(name: "Feed", dependencies: ["HTTPServer", "Metrics"]),
         .target(name: "FeedWeb", dependencies: ["Feed", "HTTPServer", "Metrics", "Mustache", "Compression"]),
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
+        .target(name: "EncodingDetection", dependencies: ["CUchardet"]),
+        .target(
+            name: "Upstream",
+            dependencies: ["CCurl", "CLibXML2", "EncodingDetection", "Feed", "HTTPServer", "Metrics"]),
         .target(name: "Images", dependencies: ["CVips"]),
         .target(
             name: "Thumbnails",
@@ -60,6 +65,7 @@ let package = Package(
             dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "FeedWeb", "Compression"],
             path: "bench/FeedBench"),
         .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
+        .executableTarget(name: "feed-parse-bench", dependencies: ["Upstream"], path: "bench/FeedParseBench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
@@ -76,6 +82,7 @@ let package = Package(
             dependencies: ["Upstream", "Feed", "FeedWeb", "HTTPServer", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
+        .testTarget(name: "EncodingDetectionTests", dependencies: ["EncodingDetection"]),
         .testTarget(
             name: "ThumbnailsTests",
             dependencies: [

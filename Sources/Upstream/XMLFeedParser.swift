@@ -9,7 +9,9 @@ enum XMLFeedParser {
     /// document was well-formed); `base` resolves relative links, `charset` is `Content-Type`'s.
     static func read(_ data: Data, charset: String?, base: URL) throws(UpstreamError) -> FeedReading {
         try refuseEntityDeclarations(data)
-        let (repaired, changes) = FeedRepair.repair(data)
+        // A document that declares no encoding and is not UTF-8 is converted first (detected).
+        let (readable, encodingNote) = FeedEncoding.readable(data, charset: charset)
+        let (repaired, changes) = FeedRepair.repair(readable)
         let collector = FeedEntryCollector(base: base)
         let report = XMLStreamReader.read(repaired, charset: charset, into: collector)
         if let refusal = collector.refusal { throw refusal }
@@ -27,7 +29,7 @@ enum XMLFeedParser {
             throw UpstreamError("the XML document is neither RSS nor Atom (root <\(root.local)>)")
         }
         collector.finishOpenEntry()
-        let notes = [changes.summary, report.summary].compactMap { $0 }
+        let notes = [encodingNote, changes.summary, report.summary].compactMap { $0 }
         return FeedReading(
             entries: collector.entries, recovered: notes.isEmpty ? nil : notes.joined(separator: "; "),
             hints: collector.hints.normalized())

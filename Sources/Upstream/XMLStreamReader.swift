@@ -82,19 +82,7 @@ public enum XMLStreamReader {
 
     /// The encoder for `charset`, when the document has no BOM and no declared encoding.
     private static func forcedEncoder(_ charset: String, for data: Data) -> xmlCharEncodingHandlerPtr? {
-        let head = data.prefix(256)
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) || head.starts(with: [0xFE, 0xFF])
-            || head.starts(with: [0xFF, 0xFE])
-        {
-            return nil
-        }
-        let prolog = String(decoding: head, as: UTF8.self)
-        if prolog.hasPrefix("<?xml"), let end = prolog.range(of: "?>"),
-            prolog[..<end.lowerBound].contains("encoding")
-        {
-            return nil
-        }
-        guard !charset.isEmpty else { return nil }
+        guard !charset.isEmpty, !FeedEncoding.isDeclared(in: data) else { return nil }
         return xmlFindCharEncodingHandler(charset)
     }
 
