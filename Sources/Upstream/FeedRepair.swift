@@ -11,7 +11,9 @@ import Foundation
 /// - an unclosed `<![CDATA[`, after which libxml2 drops the rest of the document, is closed
 ///   before the end tag of the element it sits in;
 /// - a lower-case `<!doctype`, which XML does not know and libxml2 cannot get past, is
-///   written `<!DOCTYPE`.
+///   written `<!DOCTYPE`;
+/// - a hexadecimal reference with a capital X (`&#X41;`), which XML does not allow and libxml2
+///   drops, leaving `X41;`, is written `&#x41;`.
 ///
 /// CDATA sections, comments and processing instructions are copied as they are. One pass, each
 /// byte looked at a bounded number of times: searches never run past the next CDATA section.
@@ -22,6 +24,7 @@ enum FeedRepair {
         var htmlEntities = 0
         var unclosedCDATA = 0
         var doctypes = 0
+        var upperHexReferences = 0
 
         /// One phrase, e.g. `escaped 2 bare "&", closed 1 CDATA section`, or nil for none.
         var summary: String? {
@@ -30,6 +33,7 @@ enum FeedRepair {
             if htmlEntities > 0 { parts.append("decoded \(htmlEntities) HTML entities") }
             if unclosedCDATA > 0 { parts.append("closed \(unclosedCDATA) unclosed CDATA section(s)") }
             if doctypes > 0 { parts.append("capitalised a lower-case <!doctype>") }
+            if upperHexReferences > 0 { parts.append("lower-cased \(upperHexReferences) \"&#X\" references") }
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
         }
     }
@@ -138,7 +142,14 @@ enum FeedRepair {
             let digitsStart = end
             while end < input.count, end - digitsStart < 8, isDigit(input[end], hex: hex) { end += 1 }
             if end > digitsStart, end < input.count, input[end] == UInt8(ascii: ";") {
-                output.append(contentsOf: input[start...end])
+                if hex, input[digitsStart - 1] == UInt8(ascii: "X") {
+                    // XML writes hexadecimal references with a lower-case x only.
+                    output.append(contentsOf: Array("&#x".utf8))
+                    output.append(contentsOf: input[digitsStart...end])
+                    changes.upperHexReferences += 1
+                } else {
+                    output.append(contentsOf: input[start...end])
+                }
                 return end + 1
             }
         } else if end < input.count, isNameStart(input[end]) {
