@@ -219,7 +219,9 @@ test: deps lint client-check icons-check swift-test js-test contract-test browse
 ## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
 ## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
 ## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
-## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md).
+## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md); feed
+## parsing: server CPU from bytes to published snapshot for a 16 MiB feed of 8,000 items beside its
+## 1 MiB cut (bench/feedparse.py → bench/FEEDPARSE.md).
 bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
@@ -229,6 +231,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/events.py
 	$(PYTHON) bench/instructions.py
 	$(PYTHON) bench/river.py
+	$(PYTHON) bench/feedparse.py
 	$(PYTHON) bench/thumbnails.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.

@@ -39,7 +39,7 @@ enum FeedEntries {
 
     /// `link` resolved against the feed's URL, kept only when it ends up http(s).
     static func absoluteLink(_ link: String, base: URL) -> String? {
-        let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = PlainText.trimmed(link)
         guard !trimmed.isEmpty, let resolved = URL(string: trimmed, relativeTo: base)?.absoluteURL else {
             return nil
         }

@@ -256,7 +256,7 @@ final class FeedEntryCollector: XMLEventHandler {
         guard head.popLast() != nil else { return }
         guard let field = headField, field.depth == head.count else { return }
         headField = nil
-        let value = headText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = PlainText.trimmed(headText)
         headText = ""
         switch field.local {
         case "title" where hints.title == nil:
@@ -295,7 +295,7 @@ final class FeedEntryCollector: XMLEventHandler {
         // feed's address; one without the attribute (which defaults to true) only counts when
         // it is an absolute http(s) URL, since a bare GUID is not meant as a path.
         let guidField = fields[Key(vocabulary: .rss, local: "guid")]
-        let guid = guidField?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let guid = guidField.map { PlainText.trimmed($0.text) }
         let permaLinkAttribute = guidField?.attributes.value(of: "isPermaLink")?.lowercased()
         let permalink: String? =
             switch permaLinkAttribute {

@@ -31,38 +31,59 @@ public enum PlainText {
         normalize(text, limit: limit, keepingLines: true)
     }
 
-    /// One pass over the scalars, writing UTF-8 (Unicode properties are looked up only
-    /// outside ASCII). The cut counts scalars, so the result never has more than `limit`
-    /// characters.
+    /// `text` without leading and trailing whitespace (Unicode's White_Space, newlines
+    /// included); `text` itself when there is none. In Swift, without Foundation's
+    /// `trimmingCharacters`, which bridges to NSString and cost about 27,000 instructions per
+    /// link (a tenth of a feed's parse).
+    public static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
+    }
+
+    /// One pass over the UTF-8 bytes, writing UTF-8: ASCII is copied a run at a time, and only
+    /// outside ASCII is a scalar decoded and its Unicode properties looked up. The cut counts
+    /// scalars, so the result never has more than `limit` characters.
     private static func normalize(_ text: String, limit: Int, keepingLines: Bool) -> String {
-        var result: [UInt8] = []
-        result.reserveCapacity(min(text.utf8.count, limit * 4))
-        var count = 0
-        var pending: UInt8?
-        for scalar in text.unicodeScalars {
-            if keepingLines && isLineBreak(scalar) {
-                if count > 0 { pending = UInt8(ascii: "\n") }
-                continue
+        var text = text
+        return text.withUTF8 { bytes in
+            var result: [UInt8] = []
+            result.reserveCapacity(min(bytes.count, limit * 4))
+            var count = 0
+            var pending: UInt8?
+            var index = 0
+            while index < bytes.count, count < limit {
+                let byte = bytes[index]
+                let scalar: Unicode.Scalar
+                let length: Int
+                if byte < 0x80 {
+                    (scalar, length) = (Unicode.Scalar(byte), 1)
+                } else {
+                    length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                    var value = UInt32(byte) & (0x7F >> UInt32(length))
+                    for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+                    scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+                }
+                if keepingLines && isLineBreak(scalar) {
+                    if count > 0 { pending = UInt8(ascii: "\n") }
+                } else if isSpace(scalar) {
+                    if count > 0 && pending == nil { pending = UInt8(ascii: " ") }
+                } else {
+                    if let separator = pending {
+                        guard count + 1 < limit else { break }
+                        result.append(separator)
+                        count += 1
+                        pending = nil
+                    }
+                    result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]))
+                    count += 1
+                }
+                index += length
             }
-            if isSpace(scalar) {
-                if count > 0 && pending == nil { pending = UInt8(ascii: " ") }
-                continue
-            }
-            if let separator = pending {
-                guard count + 1 < limit else { break }
-                result.append(separator)
-                count += 1
-                pending = nil
-            }
-            guard count < limit else { break }
-            if scalar.isASCII {
-                result.append(UInt8(scalar.value))
-            } else {
-                UTF8.encode(scalar) { result.append($0) }
-            }
-            count += 1
+            return String(decoding: result, as: UTF8.self)
         }
-        return String(decoding: result, as: UTF8.self)
     }
 
     private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {

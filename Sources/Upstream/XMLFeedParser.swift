@@ -42,7 +42,25 @@ enum XMLFeedParser {
         if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.contains(0) {
             throw UpstreamError("the feed is UTF-16 or UTF-32 XML, which is not supported")
         }
-        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+        // memchr to each `<`: Foundation's Data.range(of:) cost a tenth of a feed's parse.
+        let pattern = Array("<!ENTITY".utf8)
+        let declaresEntities = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index + pattern.count <= bytes.count,
+                let found = memchr(raw.baseAddress! + index, 0x3C, bytes.count - index)
+            {
+                index = raw.baseAddress!.distance(to: found)
+                if index + pattern.count <= bytes.count,
+                    bytes[index..<(index + pattern.count)].elementsEqual(pattern)
+                {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+        if declaresEntities {
             throw UpstreamError("the feed declares XML entities (<!ENTITY>), which are refused")
         }
     }

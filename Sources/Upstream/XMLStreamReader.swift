@@ -1,8 +1,9 @@
 import CLibXML2
 import Foundation
 
-/// A lenient, namespace-aware XML reader over libxml2's SAX2 push parser: the only code (with
-/// ``PlainText``) that sees libxml2's pointers.
+/// A lenient, namespace-aware XML reader over libxml2's SAX2 push parser: the only code that
+/// sees libxml2's pointers (``FeedRepair`` and ``HTMLTextScanner`` only look names up in its
+/// HTML entity table).
 ///
 /// Chosen for hostile input (see docs/feeds.md): `RECOVER` keeps reading past errors such as a
 /// bare `&` or an undeclared prefix; `NONET` keeps the parser off the network; no callback
