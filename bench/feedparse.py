@@ -24,7 +24,6 @@ Env: BENCH_QUICK=1 (3 rounds instead of 7), BENCH_NO_BUILD=1 (use the existing r
 from __future__ import annotations
 
 import datetime
-import http.client
 import http.server
 import os
 import random
@@ -35,7 +34,8 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, ".build", "release", "pullrefresh")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from river import BINARY, Instance, cpu_seconds  # noqa: E402 (the same server and CPU count)
 RESULTS = os.path.join(ROOT, "bench", "FEEDPARSE.md")
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 ROUNDS = 3 if QUICK else 7
@@ -141,57 +141,17 @@ class Upstream:
         self.server.server_close()
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time of all of `pid`'s threads (the scheduler's nanosecond count)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as handle:
-                total += int(handle.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return total / 1e9
-
-
-class Server:
-    def __init__(self, source: str):
-        self.proc = subprocess.Popen(
-            [BINARY, "--port", "0", "--quiet", "--templates", "Templates", "--public", "Public",
-             "--source", source, "--max-items", str(ITEMS), "--refresh-every", "0"],
-            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if "listening on http://127.0.0.1:" not in line:
-            self.stop()
-            raise SystemExit(f"server did not start: {line!r}")
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def request(self, method: str, path: str) -> tuple[int, bytes]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
-        try:
-            connection.request(method, path, headers={"Content-Length": "0"} if method == "POST" else {})
-            response = connection.getresponse()
-            return response.status, response.read()
-        finally:
-            connection.close()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
-        self.proc.stdout.close()
-
-
-def reload_cost(server: Server) -> tuple[float, float]:
+def reload_cost(server: Instance) -> tuple[float, float]:
     """One POST /api/refresh: (server CPU seconds, wall seconds)."""
-    before_cpu, before_wall = cpu_seconds(server.proc.pid), time.monotonic()
+    before_cpu, before_wall = cpu_seconds(server.pid), time.monotonic()
     status, body = server.request("POST", "/api/refresh")
     wall = time.monotonic() - before_wall
     if status != 200:
         raise SystemExit(f"refresh answered {status}: {body[:300]!r}")
-    return cpu_seconds(server.proc.pid) - before_cpu, wall
+    return cpu_seconds(server.pid) - before_cpu, wall
 
 
-def version(server: Server) -> str:
+def version(server: Instance) -> str:
     status, body = server.request("GET", "/healthz")
     return body.decode()
 
@@ -213,7 +173,8 @@ def main() -> None:
     figures: dict[str, list[tuple[float, float]]] = {"big": [], "cut": []}
     try:
         for name in ("big", "cut"):
-            servers[name] = Server(f"http://127.0.0.1:{upstream.port}/{name}.xml")
+            servers[name] = Instance("--source", f"http://127.0.0.1:{upstream.port}/{name}.xml",
+                                     "--max-items", str(ITEMS), "--refresh-every", "0")
             reload_cost(servers[name])  # warm-up: the first reload also fills caches and the store
         for round_number in range(ROUNDS):
             for name in ("big", "cut"):

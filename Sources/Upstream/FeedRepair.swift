@@ -196,17 +196,25 @@ enum FeedRepair {
 
     private static func starts(_ input: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8], at index: Int) -> Bool
     {
-        index + prefix.count <= input.count && input[index..<(index + prefix.count)].elementsEqual(prefix)
+        guard index + prefix.count <= input.count else { return false }
+        for offset in prefix.indices where input[index + offset] != prefix[offset] { return false }
+        return true
     }
 
-    /// The first index of `needle` in `input[from..<before]`.
+    /// The first index of `needle` in `input[from..<before]`, jumping from one occurrence of its
+    /// first byte to the next with memchr.
     private static func find(_ needle: [UInt8], in input: UnsafeBufferPointer<UInt8>, from: Int, before: Int)
         -> Int?
     {
-        guard let first = needle.first, before - from >= needle.count else { return nil }
+        guard let first = needle.first, before - from >= needle.count, let base = input.baseAddress else {
+            return nil
+        }
         var index = from
-        while index + needle.count <= before {
-            if input[index] == first, starts(input, needle, at: index) { return index }
+        while index + needle.count <= before,
+            let found = memchr(base + index, Int32(first), before - needle.count + 1 - index)
+        {
+            index = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+            if starts(input, needle, at: index) { return index }
             index += 1
         }
         return nil
