@@ -96,7 +96,8 @@ struct HTMLTextScanner {
             endElement(name)
             return skipTag(html, from: nameEnd)
         }
-        let (tagEnd, selfClosing) = attributes(html, from: nameEnd, image: name == "img" && firstImage == nil)
+        let (tagEnd, selfClosing) = attributes(
+            html, from: nameEnd, image: name == "img" && firstImage == nil && hiddenOpen.isEmpty)
         guard tagEnd <= count else { return count }
         var end = tagEnd  // an unfinished tag at the end is dropped
         if Self.rawText.contains(name) && !selfClosing {

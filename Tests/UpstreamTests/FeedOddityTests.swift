@@ -28,6 +28,13 @@ struct FeedOddityTests {
                 == "a b")
     }
 
+    @Test func aPictureInsideAHiddenElementIsNotTheFirstPicture() {
+        let html = "<noscript><img src=\"a.png\"></noscript><p>text</p><img src=\"b.png?w=1&amp;h=2\">"
+        let reading = PlainText.read(html: html, limit: 100)
+        #expect(reading.firstImage == "b.png?w=1&h=2")
+        #expect(reading.text == "text")
+    }
+
     @Test func atom10TextInBase64ModeIsDecoded() throws {
         let reading = try Self.read("atom10-base64.xml", type: "application/atom+xml")
         #expect(reading.recovered == nil)
