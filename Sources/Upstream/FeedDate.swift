@@ -231,29 +231,6 @@ public enum FeedDate {
         return make(year, month, day, hour, minute, seconds, offset)
     }
 
-    /// `date` as a title for an item that has nothing else to show: `2026-12-03 14:00 UTC`.
-    static func title(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let (year, month, day) = civil(days)
-        let minutes = (seconds - days * 86_400) / 60
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day)) \(two(minutes / 60)):\(two(minutes % 60)) UTC"
-    }
-
-    /// The proleptic Gregorian date of a day count from 1970-01-01 (the inverse of ``make``'s).
-    private static func civil(_ days: Int) -> (Int, Int, Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
     /// Days from the civil date (proleptic Gregorian), then seconds, minus the zone's offset.
     private static func make(
         _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Double, _ offset: Int

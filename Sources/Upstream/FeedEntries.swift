@@ -20,7 +20,7 @@ enum FeedEntries {
         let title =
             title ?? (body.isEmpty ? nil : PlainText.collapse(body, limit: 80))
             ?? enclosure.flatMap(fileName) ?? url.map { String($0.prefix(maxTitle)) }
-            ?? date.map(FeedDate.title)
+            ?? date.map(dateTitle)
         guard let title, !title.isEmpty else { return nil }
         let key = (id?.isEmpty == false ? id : nil) ?? url ?? enclosure ?? "title:" + title
         return UpstreamEntry(
@@ -35,6 +35,16 @@ enum FeedEntries {
         }
         let name = PlainText.collapse(String(last).removingPercentEncoding ?? String(last), limit: maxTitle)
         return name.isEmpty ? nil : name
+    }
+
+    /// `date` as a title for an item that has nothing else to show: `2026-12-03 14:00 UTC`.
+    static func dateTitle(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return
+            "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)) UTC"
     }
 
     /// `link` resolved against the feed's URL, kept only when it ends up http(s).
