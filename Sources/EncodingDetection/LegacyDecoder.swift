@@ -22,16 +22,17 @@ public enum LegacyDecoder {
     /// `bytes` read as `candidate` when it decodes them (see ``nonASCIIPerInvalidByte``), else
     /// as Windows-1252.
     static func decode(_ bytes: UnsafeRawBufferPointer, candidate: String?) -> DecodedText {
-        if let candidate, candidate != "WINDOWS-1252",
-            let (utf8, invalid) = convert(bytes, from: candidate)
-        {
+        // Windows-1252 itself is read by table, where every byte decodes (glibc's iconv rejects
+        // the five bytes the code page leaves undefined).
+        if let candidate, candidate != "WINDOWS-1252", let (utf8, invalid) = convert(bytes, from: candidate) {
             let nonASCII = bytes.reduce(0) { $0 + ($1 >= 0x80 ? 1 : 0) }
             if invalid <= 1 + nonASCII / nonASCIIPerInvalidByte {
                 return DecodedText(utf8: utf8, encoding: candidate, detected: true, invalidBytes: invalid)
             }
         }
         return DecodedText(
-            utf8: Windows1252.utf8(bytes), encoding: "WINDOWS-1252", detected: false, invalidBytes: 0)
+            utf8: Windows1252.utf8(bytes), encoding: "WINDOWS-1252", detected: candidate == "WINDOWS-1252",
+            invalidBytes: 0)
     }
 
     /// `bytes` converted from `charset` to UTF-8 with iconv, each byte it rejects replaced by

@@ -49,6 +49,14 @@ struct EncodingDetectionTests {
         #expect(String(decoding: decoded.utf8, as: UTF8.self) == "A\u{81}\u{8D}\u{8F}\u{90}\u{9D}")
     }
 
+    @Test func aWindows1252AnswerIsReadByTableAndCountsAsDetected() {
+        // "Price: 5€ today": uchardet names Windows-1252 for this one.
+        let decoded = Self.decode(Array("Price: 5".utf8) + [0x80] + Array(" today".utf8))
+        #expect(decoded.encoding == "WINDOWS-1252")
+        #expect(decoded.detected)
+        #expect(String(decoding: decoded.utf8, as: UTF8.self) == "Price: 5€ today")
+    }
+
     @Test func windows1252ByTable() {
         let text = ([0x80, 0x93, 0x94, 0x99, 0xE9, 0xFF] as [UInt8]).withUnsafeBytes { Windows1252.utf8($0) }
         #expect(String(decoding: text, as: UTF8.self) == "€“”™éÿ")

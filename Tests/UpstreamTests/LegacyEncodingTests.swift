@@ -75,9 +75,10 @@ struct LegacyEncodingTests {
         #expect(wrong.recovered == nil)
     }
 
-    @Test func anUnsureDetectionIsReadAsWindows1252() throws {
-        // Two Windows-1252 bytes in English: uchardet has no answer (or one the bytes fail), so
-        // the page shows the curly quotes and the euro sign, not replacement characters.
+    @Test func aFewWesternBytesShowAsWritten() throws {
+        // Three Windows-1252 bytes in English: uchardet names a Western code page (1250 or 1252,
+        // which agree on these), and the page shows the curly quotes and the euro sign, not
+        // replacement characters. (No answer at all is EncodingDetectionTests' fallback case.)
         let text =
             "<rss version=\"2.0\"><channel><item><title>Prices \u{201C}fall\u{201D} to 5\u{20AC}</title>"
             + "<description>Shops cut prices.</description></item></channel></rss>"
