@@ -25,6 +25,9 @@ struct HTMLTextScanner {
         "script", "style", "template", "noscript", "iframe", "object", "head", "title",
     ]
 
+    /// How many nested hidden elements are tracked.
+    static let maxHiddenDepth = 256
+
     /// Elements read as raw text up to their own end tag, as libxml2's HTML parser does.
     private static let rawText: Set<String> = ["script", "style"]
 
@@ -113,7 +116,13 @@ struct HTMLTextScanner {
 
     private mutating func startElement(_ name: String, selfClosing: Bool) {
         if Self.blocks.contains(name) { appendBreak() }
-        if Self.hidden.contains(name), !selfClosing, !Self.void.contains(name) { hiddenOpen.append(name) }
+        // Past `maxHiddenDepth` the text is hidden anyway; not growing the stack keeps each end
+        // tag's search short (thousands of `<object>` then `</iframe>`s would be quadratic).
+        if Self.hidden.contains(name), !selfClosing, !Self.void.contains(name),
+            hiddenOpen.count < Self.maxHiddenDepth
+        {
+            hiddenOpen.append(name)
+        }
     }
 
     /// An end tag closes its element and any hidden one opened inside it and left open.

@@ -28,6 +28,17 @@ struct FeedOddityTests {
                 == "a b")
     }
 
+    @Test func hiddenElementsNestedBeyondTheTrackedDepthStayHidden() {
+        // 300 open <object>s (the scanner tracks 256, so that each end tag's search is short),
+        // then end tags of another hidden element: nothing after the first <object> shows.
+        let html =
+            "<p>shown</p>" + String(repeating: "<object>", count: 300) + "<p>in</p>"
+            + String(repeating: "</iframe>", count: 300) + "hidden"
+        #expect(PlainText.from(html: html, limit: 100) == "shown")
+        let closed = "<object><object>x</object>y</object>z"
+        #expect(PlainText.from(html: closed, limit: 100) == "z")
+    }
+
     @Test func aPictureInsideAHiddenElementIsNotTheFirstPicture() {
         let html = "<noscript><img src=\"a.png\"></noscript><p>text</p><img src=\"b.png?w=1&amp;h=2\">"
         let reading = PlainText.read(html: html, limit: 100)
