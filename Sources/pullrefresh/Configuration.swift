@@ -1,8 +1,11 @@
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
-import Upstream
+import Logging
+import River
 
 /// Everything `pullrefresh` (serve mode) takes from flags and the environment.
 struct Configuration {

@@ -1,5 +1,6 @@
+import FeedParsing
 import Foundation
-import Upstream
+import HTTPClient
 
 // feed-parse-bench FILE [COUNT] [CONTENT-TYPE]: parses FILE with FeedDocument.read COUNT times
 // (default 3) and prints the CPU time of each parse on this thread, for profiling under
