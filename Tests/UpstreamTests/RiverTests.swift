@@ -38,7 +38,8 @@ struct RiverTests {
 
         init(
             _ names: [String], refreshEvery: Duration? = nil, time: TestTime? = nil, pageSize: Int = 30,
-            limits: FetchLimits = FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test")
+            limits: FetchLimits = FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test"),
+            history: SourceHistory = SourceHistory(), maxItems: Int = 500
         ) async throws {
             server = try RiverServer.running()
             self.names = names
@@ -47,9 +48,9 @@ struct RiverTests {
             @Sendable func now() -> Date { clock?.now ?? Date() }
             river = River(
                 subscriptions: names.map { Subscription(url: server.url($0)) }, limits: limits,
-                refreshEvery: refreshEvery, now: now, random: { 0.5 })
+                refreshEvery: refreshEvery, history: history, now: now, random: { 0.5 })
             let initial = try await river.fetch(current: [])
-            store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: 500)
+            store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: maxItems)
             let templates = UpstreamHTTPTests.repositoryRoot.appendingPathComponent("Templates")
             let renderer = try PageRenderer(
                 library: try MustacheLibrary(directory: templates),
@@ -187,7 +188,10 @@ struct RiverTests {
         try await fixture.scheduledReload()
         #expect(try await server.stats(name)["requests"] == 1, "fetched before max-age ran out")
         _ = try await fixture.store.reload()  // a pull
-        #expect(try await server.stats(name) == ["requests": 2, "ok": 1, "notModified": 1, "failed": 0])
+        #expect(
+            try await server.stats(name) == [
+                "requests": 2, "ok": 1, "notModified": 1, "failed": 0, "conditional": 1,
+            ])
         time.advance(99)
         try await fixture.scheduledReload()
         #expect(try await server.stats(name)["requests"] == 2, "the 304's max-age counts from the pull")
