@@ -14,9 +14,9 @@ PYTHON ?= python3
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
-## libxml2 (feed parsing), libvips (thumbnails at /img/).
+## libxml2 (feed parsing), libvips (thumbnails at /img/), SQLite (--database).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libvips-dev pkg-config
+  libvips-dev libsqlite3-dev pkg-config
 deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -125,9 +125,12 @@ build: deps client
 build-debug: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 
-## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0").
+## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0"), keeping the feed in
+## .data/pullrefresh.sqlite (git-ignored; DATABASE= to change or DATABASE="" for memory only).
+DATABASE ?= .data/pullrefresh.sqlite
 run: build
-	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
+	@$(if $(DATABASE),mkdir -p $(dir $(DATABASE)))
+	PORT=$(PORT) .build/release/pullrefresh $(if $(DATABASE),--database $(DATABASE)) $(ARGS)
 
 ## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
 ## headless Chromium as a 390×844 phone (scripts/screenshots.py).
@@ -189,6 +192,12 @@ contract-test: build-debug contract-deps
 ops-test: build-debug ops-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
 
+## --database against the real binary: restart after TERM and KILL, one process per file, bad
+## files refused untouched, KILL during reloads with integrity_check, backup while serving.
+.PHONY: store-test
+store-test: build-debug
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/store
+
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
 cluster-test: build-debug cluster-deps browser-deps image-test-deps
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
@@ -209,7 +218,7 @@ soak-test: build-debug cluster-deps
 ## server + spec), JS unit tests (on Client/src), API contract, browser tests (Chromium and
 ## WebKit, on the bundle), operations tests (HTTPS, metrics, logs, deployment), cluster tests,
 ## and the soak for 60 s.
-test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test
+test: deps lint client-check icons-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test soak-test
 
 ## Benchmarks: our server against a C libmicrohttpd twin, in-process render/encode, memory,
 ## gesture size; writes bench/RESULTS.md (BENCH_QUICK=1 for a ~1 minute run); then memory

@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Upstream", targets: ["Upstream"]),
         .library(name: "Images", targets: ["Images"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
+        .library(name: "Database", targets: ["Database"]),
+        .library(name: "Storage", targets: ["Storage"]),
     ],
     targets: [
         .systemLibrary(
@@ -36,6 +38,9 @@ let package = Package(
         // would add -pthread, which SwiftPM drops with a warning, and a dozen folders no public
         // libvips header uses).
         .systemLibrary(name: "CVips", pkgConfig: "glib-2.0", providers: [.apt(["libvips-dev"])]),
+        // SQLite 3.40 (libsqlite3-dev): the store of record. No pkgConfig: sqlite3.pc only adds
+        // the default include folder.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Metrics"),
         .target(name: "Allocator", dependencies: ["CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
@@ -46,6 +51,8 @@ let package = Package(
         .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
         .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
         .target(name: "Images", dependencies: ["CVips"]),
+        .target(name: "Database", dependencies: ["CSQLite"]),
+        .target(name: "Storage", dependencies: ["Database", "Feed"]),
         .target(
             name: "Thumbnails",
             dependencies: ["Allocator", "Feed", "FeedWeb", "HTTPServer", "Images", "Metrics", "Upstream"]),
@@ -53,7 +60,7 @@ let package = Package(
             name: "pullrefresh",
             dependencies: [
                 "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "FeedWeb", "RedisFeed",
-                "Upstream", "Thumbnails",
+                "Upstream", "Thumbnails", "Database", "Storage",
             ]),
         .executableTarget(
             name: "feed-bench",
@@ -81,6 +88,9 @@ let package = Package(
             dependencies: [
                 "Thumbnails", "Images", "Feed", "FeedWeb", "HTTPServer", "Metrics", "Upstream", "TestSupport",
             ]),
+        .testTarget(
+            name: "StorageTests", dependencies: ["Storage", "Database", "Feed"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
     ],

@@ -1,3 +1,4 @@
+import Database
 import Feed
 import FeedWeb
 import Foundation
@@ -11,6 +12,14 @@ struct Configuration {
     var reloadDelay: Duration = .seconds(1)
     var seed: UInt64 = 42
     var maxItems = 500
+    private var maxItemsGiven = false
+    /// `--database FILE`: the store of record; nil keeps the feed in memory only.
+    var database: String?
+    /// `--database-sync normal|full`: when a commit waits for the disk.
+    var databaseSync = DatabaseConnection.Synchronous.normal
+    /// `--keep-days` and `--keep-per-source`: how long a river's items are kept once no document
+    /// carries them.
+    var history = SourceHistory()
     var pageSize = PageRenderer.defaultPageSize
     var dataFile: String?
     /// `--source` (repeatable) and `--sources FILE`: the feeds of the river, in order.
@@ -43,6 +52,7 @@ struct Configuration {
     static let usage = """
         Usage: pullrefresh [options]
                pullrefresh render NAME [--templates DIR] [--data FILE|-]
+               pullrefresh backup --database FILE OUT
 
         Serves the PullRefresh page and JSON API.
 
@@ -51,7 +61,12 @@ struct Configuration {
           --port N               Port, 0 for any free port (default 8080, or $PORT)
           --reload-delay D       Upstream delay per reload: seconds or 500ms/2s (default 1s, 0 allowed)
           --seed N               Seed of the built-in generator (default 42)
-          --max-items N          Items kept, newest first (default 500)
+          --max-items N          Items kept, newest first (default 500; with --database 100000)
+          --database FILE        Keep items, sources' state and the feed's version in this SQLite file
+                                 (created if missing; one pullrefresh per file); without it, memory only
+          --database-sync normal|full  Commits wait for the disk: full survives power loss too (default normal)
+          --keep-days D          Keep a river's items no document carries for D days (default 180)
+          --keep-per-source N    Keep at most N items per source, newest first (default 1000)
           --page-size N          Items per page of / (1 to 100, default 30); older pages via ?before=
           --data FILE            Read items from a JSON file ({"items": [...]}) on every reload
           --source URL           Fetch a JSON Feed, RSS or Atom feed (http/https) on every reload;
@@ -168,6 +183,21 @@ struct Configuration {
                 config.seed = seed
             case "--max-items":
                 config.maxItems = try number(1...100_000)
+                config.maxItemsGiven = true
+            case "--database":
+                let path = try value(for: flag, inline: inline)
+                guard !path.isEmpty else { throw UsageError("--database must name a file") }
+                config.database = path
+            case "--database-sync":
+                let text = try value(for: flag, inline: inline)
+                guard let sync = DatabaseConnection.Synchronous(rawValue: text.uppercased()) else {
+                    throw UsageError("--database-sync must be 'normal' or 'full', got '\(text)'")
+                }
+                config.databaseSync = sync
+            case "--keep-days":
+                config.history.keepDays = try number(1...36_500)
+            case "--keep-per-source":
+                config.history.keepPerSource = try number(1...100_000)
             case "--page-size":
                 config.pageSize = try number(1...PageRenderer.maxPageSize)
             case "--data":
@@ -262,6 +292,14 @@ struct Configuration {
             }
         } else if config.refreshEvery != nil {
             throw UsageError("--refresh-every needs --source or --sources")
+        }
+        if config.database != nil {
+            if config.redis.url != nil {
+                throw UsageError(
+                    "--database and --redis cannot be used together: a cluster keeps its feed in Redis, shared "
+                        + "by its instances, and a database file belongs to one process")
+            }
+            if !config.maxItemsGiven { config.maxItems = 100_000 }
         }
         config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)

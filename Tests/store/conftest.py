@@ -1,0 +1,127 @@
+"""The store of record against the real binary: pullrefresh processes with --database on files
+in a temporary folder, the river's scriptable loopback feeds (Tests/UpstreamTests/Fixtures/
+river_server.py), each process stopped by its own PID.
+
+Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
+"""
+import http.client
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build", "debug", "pullrefresh")
+sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+from river_upstream import RiverUpstream  # noqa: E402
+
+
+class Server:
+    """One `pullrefresh --port 0 ...` process, stderr kept in a file."""
+
+    def __init__(self, *args):
+        self.log = tempfile.NamedTemporaryFile(prefix="ptr-store-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen([BINARY, "--port", "0", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("pullrefresh listening on http://127.0.0.1:"):
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"no startup line: {line!r}; stderr: {self.stderr()}")
+        self.port = int(line.rsplit(":", 1)[1])
+        self.pid = self.proc.pid
+
+    def stderr(self):
+        with open(self.log.name) as handle:
+            return handle.read()
+
+    def request(self, method, path, timeout=30):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request(method, path, headers={"Content-Length": "0"} if method == "POST" else {})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def json(self, method, path):
+        status, headers, body = self.request(method, path)
+        return status, headers, json.loads(body)
+
+    def all_items(self):
+        """Every item, newest first, by following nextCursor (100 a page)."""
+        items, cursor = [], None
+        while True:
+            status, _, page = self.json("GET", "/api/items?limit=100" + (f"&cursor={cursor}" if cursor else ""))
+            assert status == 200, page
+            items += page["items"]
+            cursor = page["nextCursor"]
+            if not cursor:
+                return page, items
+
+    def kill(self):
+        if self.proc.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+    def stop(self):
+        """SIGTERM, up to 20 s, else SIGKILL; returns the exit status."""
+        if self.proc.poll() is None:
+            os.kill(self.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.kill(self.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.proc.stdout.close()
+        return self.proc.returncode
+
+
+def run(*args, timeout=30):
+    """Runs the binary to its end: (status, stdout, stderr)."""
+    done = subprocess.run([BINARY, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def integrity(path):
+    """`PRAGMA integrity_check` of a database file, read-only (the WAL, if any, is read too)."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def upstream():
+    server = RiverUpstream()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def servers():
+    """Starts servers; stops every one still running at the end."""
+    started = []
+
+    def start(*args):
+        server = Server(*args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.proc.poll() is None:
+            server.stop()
+
+
+@pytest.fixture
+def folder():
+    with tempfile.TemporaryDirectory(prefix="ptr-store-") as path:
+        yield path
