@@ -80,7 +80,7 @@ let package = Package(
             dependencies: ["Feed", "FeedWeb", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
         .testTarget(
             name: "UpstreamTests",
-            dependencies: ["Upstream", "Feed", "FeedWeb", "HTTPServer", "TestSupport"],
+            dependencies: ["Upstream", "Feed", "FeedWeb", "HTTPServer", "Storage", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(

@@ -3,6 +3,7 @@ import FeedWeb
 import Foundation
 import HTTPServer
 import Mustache
+import Storage
 import Synchronization
 import Testing
 
@@ -39,7 +40,7 @@ struct RiverTests {
         init(
             _ names: [String], refreshEvery: Duration? = nil, time: TestTime? = nil, pageSize: Int = 30,
             limits: FetchLimits = FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test"),
-            history: SourceHistory = SourceHistory(), maxItems: Int = 500
+            history: SourceHistory = SourceHistory(), maxItems: Int = 500, database: FeedDatabase? = nil
         ) async throws {
             server = try RiverServer.running()
             self.names = names
@@ -49,8 +50,20 @@ struct RiverTests {
             river = River(
                 subscriptions: names.map { Subscription(url: server.url($0)) }, limits: limits,
                 refreshEvery: refreshEvery, history: history, now: now, random: { 0.5 })
-            let initial = try await river.fetch(current: [])
-            store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: maxItems)
+            if let database {
+                // As `pullrefresh --database` starts on a new file: states in the database, the
+                // first snapshot written before it is served.
+                await river.useStateStore(database)
+                let first = FeedStore.firstSnapshot(
+                    of: try await river.fetch(current: []), maxItems: maxItems, at: now())
+                try database.write(
+                    first, replacing: FeedSnapshot(version: 0, updatedAt: first.updatedAt, entries: []))
+                store = FeedStore(
+                    restoring: first, record: database, source: river, delay: .zero, maxItems: maxItems)
+            } else {
+                let initial = try await river.fetch(current: [])
+                store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: maxItems)
+            }
             let templates = UpstreamHTTPTests.repositoryRoot.appendingPathComponent("Templates")
             let renderer = try PageRenderer(
                 library: try MustacheLibrary(directory: templates),
