@@ -228,7 +228,8 @@ test: deps lint client-check icons-check swift-test js-test contract-test browse
 ## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
 ## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
 ## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
-## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md).
+## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md); then the store
+## of record: --database against memory (bench/store.py → bench/STORE.md).
 bench: deps cluster-deps
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
@@ -239,6 +240,7 @@ bench: deps cluster-deps
 	$(PYTHON) bench/instructions.py
 	$(PYTHON) bench/river.py
 	$(PYTHON) bench/thumbnails.py
+	$(PYTHON) bench/store.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps
