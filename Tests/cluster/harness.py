@@ -112,12 +112,13 @@ def _read_reply(stream):
 
 
 class Instance:
-    """One `pullrefresh --redis ...` process on a free port, stderr kept in a file."""
+    """One `pullrefresh --redis ...` process on a free port (without --redis when `redis_url` is
+    None), stderr kept in a file."""
 
     def __init__(self, redis_url, *args):
         self.log = tempfile.NamedTemporaryFile(prefix="ptr-instance-", suffix=".log", delete=False)
         self.proc = subprocess.Popen(
-            [BINARY, "--port", "0", "--redis", redis_url, *args], cwd=ROOT,
+            [BINARY, "--port", "0", *(["--redis", redis_url] if redis_url else []), *args], cwd=ROOT,
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("pullrefresh listening on http://127.0.0.1:"):

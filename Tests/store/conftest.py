@@ -4,7 +4,6 @@ river_server.py), each process stopped by its own PID.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
 """
-import http.client
 import json
 import os
 import signal
@@ -18,36 +17,16 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINARY = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build", "debug", "pullrefresh")
 sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "cluster"))
+from harness import Instance  # noqa: E402
 from river_upstream import RiverUpstream  # noqa: E402
 
 
-class Server:
-    """One `pullrefresh --port 0 ...` process, stderr kept in a file."""
+class Server(Instance):
+    """One `pullrefresh --port 0 ...` process (the cluster harness's instance, without Redis)."""
 
     def __init__(self, *args):
-        self.log = tempfile.NamedTemporaryFile(prefix="ptr-store-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen([BINARY, "--port", "0", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=self.log, text=True)
-        line = self.proc.stdout.readline()
-        if not line.startswith("pullrefresh listening on http://127.0.0.1:"):
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError(f"no startup line: {line!r}; stderr: {self.stderr()}")
-        self.port = int(line.rsplit(":", 1)[1])
-        self.pid = self.proc.pid
-
-    def stderr(self):
-        with open(self.log.name) as handle:
-            return handle.read()
-
-    def request(self, method, path, timeout=30):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            connection.request(method, path, headers={"Content-Length": "0"} if method == "POST" else {})
-            response = connection.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            connection.close()
+        super().__init__(None, *args)
 
     def json(self, method, path):
         status, headers, body = self.request(method, path)
