@@ -340,6 +340,13 @@ public final class River: FeedSource, SourceDirectory {
         }
     }
 
+    /// Counts each source's items in `items` (a snapshot restored from a database or joined
+    /// from Redis) for the reports, until the next reload counts what it merged.
+    public func countHeld(_ items: [FeedItem]) {
+        let counts = Self.group(items, keys: index).mapValues(\.count)
+        known.withLock { $0.itemCounts = counts }
+    }
+
     /// Re-reads the shared state (what another instance fetched) and returns when the schedule
     /// should next look: the earliest time any source is due.
     public func nextDue() async -> Date {

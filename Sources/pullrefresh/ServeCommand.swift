@@ -186,6 +186,7 @@ enum ServeCommand {
         } else {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
+        if let river, initial.isEmpty { river.countHeld(store.current.items) }
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
             heartbeat: config.heartbeat, sources: river)

@@ -159,4 +159,22 @@ struct HistoryTests {
 
 extension HistoryTests {
     typealias Fixture = RiverTests.Fixture
+
+    @Test func aDocumentLongerThanKeepPerSourceIsKeptWholeAndItsRepeatsOnce() {
+        func item(_ id: String, _ minute: Int) -> FeedItem {
+            FeedItem(
+                id: "k:\(id)", title: id, body: "",
+                createdAt: Date(timeIntervalSince1970: Double(minute) * 60))
+        }
+        let history = SourceHistory(keepDays: 36_500, keepPerSource: 2)
+        let now = Date(timeIntervalSince1970: 100 * 60)
+        let held = [item("old", 1)]
+        let document = [item("a", 5), item("b", 4), item("a", 5), item("c", 3)]
+        #expect(history.merge(held: held, document: document, now: now).map(\.id) == ["k:a", "k:b", "k:c"])
+        // Room for one older item: the newest of those the document dropped.
+        let roomy = SourceHistory(keepDays: 36_500, keepPerSource: 3)
+        let dropped = [item("x", 2), item("y", 3), item("z", 1)]
+        #expect(
+            roomy.merge(held: dropped, document: [item("d", 9)], now: now).map(\.id) == ["k:d", "k:y", "k:x"])
+    }
 }

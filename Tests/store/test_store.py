@@ -34,6 +34,7 @@ def test_restart_keeps_items_epoch_version_and_the_first_reload_is_conditional(h
     assert status == 200, refreshed
     page, before = first.all_items()
     assert len(before) == 7
+    sources = first.json("GET", "/api/sources")[2]["sources"]
     if how == "TERM":
         assert first.stop() == 0
     else:
@@ -48,6 +49,8 @@ def test_restart_keeps_items_epoch_version_and_the_first_reload_is_conditional(h
     assert after == before
     assert again_page["epoch"] == page["epoch"]
     assert again_page["version"] >= page["version"]
+    # The sources list counts what each source holds before any reload.
+    assert second.json("GET", "/api/sources")[2]["sources"] == sources
     # The first reload asks every source conditionally, and each answers 304.
     status, _, _ = second.json("POST", "/api/refresh")
     assert status == 200
