@@ -34,7 +34,7 @@ public final class DatabaseConnection: @unchecked Sendable {
     /// Opens `path`. Nothing is written by opening: a file that is not a database is found by
     /// the first read (``DatabaseError/isNotADatabase``).
     public init(path: String, mode: Mode) throws(DatabaseError) {
-        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOFOLLOW
+        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
