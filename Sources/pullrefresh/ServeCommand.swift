@@ -73,6 +73,12 @@ enum ServeCommand {
             return fail(error.description)
         }
         logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
+        if let database {
+            let snapshot = app.store.current
+            logger.notice(
+                "database \(database.path): \(snapshot.entries.count) items, version \(snapshot.version) of epoch "
+                    + snapshot.position.tag)
+        }
         schedule?.start()
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
@@ -112,16 +118,9 @@ enum ServeCommand {
             try FeedDatabase(path: $0, synchronous: config.databaseSync)
         }
         let restored = try database?.load(maxItems: config.maxItems)
-        if let database, let restored {
-            let what =
-                restored.snapshot.map {
-                    "\($0.entries.count) items, version \($0.version) of epoch \($0.position.tag)"
-                } ?? "new"
-            logger.notice("database \(database.path): \(what)")
-            if restored.trimmed > 0 {
-                logger.notice(
-                    "database \(database.path): \(restored.trimmed) items beyond --max-items removed")
-            }
+        if let database, let restored, restored.trimmed > 0 {
+            // stderr: stdout's first line is the address, which scripts wait for.
+            logger.warning("database \(database.path): \(restored.trimmed) items beyond --max-items removed")
         }
         let source: any FeedSource
         let initial: [FeedItem]

@@ -196,3 +196,28 @@ def test_backup_while_serving_makes_a_copy_a_server_starts_on(upstream, servers,
     # Never over an existing file.
     status, _, err = run("backup", "--database", database, copy)
     assert status == 1 and "exists already" in err
+
+
+def test_a_database_locked_by_another_program_fails_one_reload_with_503_and_loses_nothing(upstream, servers, folder):
+    database = os.path.join(folder, "feed.sqlite")
+    upstream.put("locked", [("one", "One", NOW - 60)])
+    server = servers("--database", database, "--source", upstream.url("locked"), "--refresh-every", "0")
+    _, before = server.all_items()
+    # Another program takes the write lock and keeps it past the server's 2 s busy timeout.
+    other = sqlite3.connect(database, timeout=1, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        upstream.put("locked", [("two", "Two", NOW), ("one", "One", NOW - 60)])
+        status, headers, body = server.json("POST", "/api/refresh")
+        assert status == 503, body
+        assert headers.get("Retry-After") == "5"
+        assert "SQLITE_BUSY" in body["error"]["message"]
+        assert server.all_items()[1] == before  # reads keep serving what was committed
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    status, _, body = server.json("POST", "/api/refresh")
+    assert status == 200, body
+    assert [item["id"].split(":")[1] for item in server.all_items()[1]] == ["two", "one"]
+    assert sum("refresh failed" in line and "SQLITE_BUSY" in line for line in server.stderr().splitlines()) == 1
+    assert integrity(database) == "ok"
