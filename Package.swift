@@ -1,9 +1,15 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Every Swift target (set at the end): imports are internal unless marked `public import` (a
+/// public signature needs the module), and a member is visible only where its module is
+/// imported (as in Hummingbird 2).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "PullRefresh",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pullrefresh", targets: ["pullrefresh"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
@@ -12,7 +18,12 @@ let package = Package(
         .library(name: "FeedWeb", targets: ["FeedWeb"]),
         .library(name: "Metrics", targets: ["Metrics"]),
         .library(name: "RedisFeed", targets: ["RedisFeed"]),
-        .library(name: "Upstream", targets: ["Upstream"]),
+        .library(name: "Logging", targets: ["Logging"]),
+        .library(name: "HTTPClient", targets: ["HTTPClient"]),
+        .library(name: "FeedParsing", targets: ["FeedParsing"]),
+        .library(name: "River", targets: ["River"]),
+        .library(name: "RedisClient", targets: ["RedisClient"]),
+        .library(name: "EventStreams", targets: ["EventStreams"]),
         .library(name: "Images", targets: ["Images"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
         .library(name: "Database", targets: ["Database"]),
@@ -41,58 +52,95 @@ let package = Package(
         // SQLite 3.40 (libsqlite3-dev): the store of record. No pkgConfig: sqlite3.pc only adds
         // the default include folder.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Layer 1, base: no C, no HTTP.
+        .target(name: "Logging"),
         .target(name: "Metrics"),
-        .target(name: "Allocator", dependencies: ["CMalloc"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Metrics"]),
-        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "Mustache"),
-        .target(name: "Feed", dependencies: ["HTTPServer", "Metrics"]),
-        .target(name: "FeedWeb", dependencies: ["Feed", "HTTPServer", "Metrics", "Mustache", "Compression"]),
-        .target(name: "RedisFeed", dependencies: ["CHiredis", "Feed", "HTTPServer"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CLibXML2", "Feed", "HTTPServer", "Metrics"]),
+        // Layer 2: one module per C library, named for its job.
+        .target(
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging", "Metrics"]),
+        .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
+        .target(
+            name: "FeedParsing", dependencies: ["CLibXML2", "Feed", "HTTPClient"]),
+        .target(name: "RedisClient", dependencies: ["CHiredis"]),
         .target(name: "Images", dependencies: ["CVips"]),
+        .target(name: "Allocator", dependencies: ["CMalloc"]),
         .target(name: "Database", dependencies: ["CSQLite"]),
+        // Layer 3, domain.
+        .target(name: "Feed", dependencies: ["Metrics"]),
+        .target(
+            name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
+        .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"]),
         .target(name: "Storage", dependencies: ["Database", "Feed"]),
+        // Layer 4, surfaces.
+        .target(name: "EventStreams", dependencies: ["HTTPServer"]),
+        .target(
+            name: "FeedWeb",
+            dependencies: [
+                "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
+            ]),
         .target(
             name: "Thumbnails",
-            dependencies: ["Allocator", "Feed", "FeedWeb", "HTTPServer", "Images", "Metrics", "Upstream"]),
+            dependencies: ["Allocator", "Feed", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics"]),
+        // Layer 5, the executable: flags, wiring, signals.
         .executableTarget(
             name: "pullrefresh",
             dependencies: [
-                "Allocator", "HTTPServer", "Images", "Metrics", "Mustache", "Feed", "FeedWeb", "RedisFeed",
-                "Upstream", "Thumbnails", "Database", "Storage",
+                "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
+                "Logging",
+                "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
+                "Storage",
             ]),
         .executableTarget(
             name: "feed-bench",
-            dependencies: ["HTTPServer", "Metrics", "Mustache", "Feed", "FeedWeb", "Compression"],
+            dependencies: ["Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache"],
             path: "bench/FeedBench"),
         .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(
-            name: "MustacheTests",
-            dependencies: ["Mustache"],
-            resources: [.copy("Fixtures")]
-        ),
+        // Tests: one target per module that has tests; TestSupport holds what several share
+        // (raw HTTP, the fixture servers, Redis, feed samples, a manual clock).
+        .target(name: "TestSupport", dependencies: ["Feed"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "TestSupport"]),
+        .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(name: "CompressionTests", dependencies: ["Compression", "TestSupport"]),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "TestSupport"]),
+        .testTarget(name: "EventStreamsTests", dependencies: ["EventStreams", "HTTPServer", "TestSupport"]),
         .testTarget(
-            name: "FeedTests",
-            dependencies: ["Feed", "FeedWeb", "HTTPServer", "Mustache", "Compression", "TestSupport"]),
+            name: "FeedWebTests",
+            dependencies: [
+                "Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache",
+                "TestSupport",
+            ]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(
-            name: "UpstreamTests",
-            dependencies: ["Upstream", "Feed", "FeedWeb", "HTTPServer", "Storage", "TestSupport"],
-            resources: [.copy("Fixtures")]),
+            name: "FeedParsingTests", dependencies: ["Feed", "FeedParsing", "HTTPClient", "TestSupport"]),
+        .testTarget(
+            name: "RiverTests",
+            dependencies: [
+                "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Logging", "Mustache", "River",
+                "Storage", "TestSupport",
+            ]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(
             name: "ThumbnailsTests",
             dependencies: [
-                "Thumbnails", "Images", "Feed", "FeedWeb", "HTTPServer", "Metrics", "Upstream", "TestSupport",
+                "Feed", "FeedWeb", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics", "TestSupport",
+                "Thumbnails",
             ]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "TestSupport"]),
         .testTarget(
-            name: "StorageTests", dependencies: ["Storage", "Database", "Feed"],
+            name: "StorageTests", dependencies: ["Database", "Feed", "Storage"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "RedisFeedTests", dependencies: ["RedisFeed", "Feed", "HTTPServer", "TestSupport"]),
+            name: "RedisFeedTests",
+            dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
+        // Each module's allowed imports, checked against Sources/ and this file.
+        .testTarget(name: "PackageLayoutTests"),
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}

@@ -2,7 +2,7 @@
 """River benchmarks (`make bench`): many feeds as one, measured against a peer in the same run.
 Writes bench/RIVER.md.
 
-1  Fan-out: 100 loopback feeds (Tests/UpstreamTests/Fixtures/river_server.py), each answering
+1  Fan-out: 100 loopback feeds (Tests/Fixtures/Upstreams/river_server.py), each answering
    after a random 50-500 ms. One pull (POST /api/refresh) fetches all of them: its wall time
    against the slowest feed's delay (goal <= 1.2x, with --source-concurrency 100; the default 16
    is reported beside it), server CPU per reload and RSS. Then the same 100 answering 304 with
@@ -36,7 +36,7 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
 from river_upstream import RiverUpstream  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")

@@ -31,7 +31,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import river  # noqa: E402  (its release instance, CPU and RSS readings, keep-alive GET load)
 from river import cpu_seconds, hammer, rss_mb, stop_all  # noqa: E402

@@ -8,17 +8,18 @@ import PackageDescription
 // checkout's directory name ("main" in /work/main), not "PullRefresh".
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 let dependencies: [Target.Dependency] =
-    ["FuzzerEntry"] + ["Feed", "FeedWeb", "HTTPServer", "Mustache"].map { .product(name: $0, package: root) }
-// fuzz-mustache and fuzz-request compile the oracle from Tests/FeedTests/FuzzRegressionTests.swift (a symlink in
-// each target folder); FUZZING leaves its Swift Testing suite out.
+    ["FuzzerEntry"]
+    + ["Feed", "FeedWeb", "HTTPServer", "Logging", "Mustache"].map { .product(name: $0, package: root) }
+// fuzz-mustache and fuzz-request compile the oracle in Oracles/FuzzOracle.swift (a symlink in each
+// target folder; FeedWebTests links it too); FUZZING leaves its Swift Testing suite out.
 let settings: [SwiftSetting] = [.define("FUZZING")]
-// fuzz-feed compiles Tests/UpstreamTests/FeedFuzzTests.swift the same way.
+// fuzz-feed compiles Oracles/FeedFuzzOracle.swift the same way (FeedParsingTests links it too),
+// fuzz-image Oracles/ImageFuzzOracle.swift (ImagesTests).
 let feedDependencies: [Target.Dependency] =
-    ["FuzzerEntry"] + ["Feed", "Upstream"].map { .product(name: $0, package: root) }
+    ["FuzzerEntry"] + ["Feed", "FeedParsing", "HTTPClient"].map { .product(name: $0, package: root) }
 
 let package = Package(
     name: "PullRefreshFuzz",
-    platforms: [.macOS(.v15)],
     dependencies: [.package(path: "..")],
     targets: [
         // `<module>_main` for each executable, calling libFuzzer's driver (see entry.c).

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A monotonically increasing count, updated with one relaxed atomic add: safe and cheap from
 /// any thread, no lock, no allocation.

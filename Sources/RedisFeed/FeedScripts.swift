@@ -1,6 +1,9 @@
+import RedisClient
+
 /// The Lua scripts behind the shared feed. Each runs atomically in Redis, which is what makes
 /// the lease, the fence and the re-seed race-free. Key names are built from the prefix by the
 /// caller (one Redis, not Redis Cluster: `join` builds the snapshot key from `ARGV[1]`).
+
 enum FeedScripts {
     /// Take the reload lease unless Redis holds no feed (restarted empty, not re-seeded yet), a
     /// re-seed window is open or someone holds it.

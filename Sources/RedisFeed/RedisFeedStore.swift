@@ -1,6 +1,7 @@
-import Feed
-import Foundation
-import HTTPServer
+public import Feed
+public import Foundation
+public import Logging
+public import RedisClient
 import Synchronization
 
 /// The shared feed: one version sequence for every instance on one Redis, one reload at a time

@@ -1,4 +1,5 @@
-import Feed
+public import Feed
+public import RedisClient
 
 /// A river's per-source state in one Redis hash (`<prefix>sources`, field = source key), so
 /// every instance of a cluster, and a restarted one, carries on with the same validators,

@@ -1,5 +1,6 @@
 import Feed
 import Foundation
+import RedisClient
 
 /// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
 /// "createdAt","addedIn","url"?,"image"?,"updatedAt"?}]}`, dates as seconds since 1970. What Redis holds is checked like any

@@ -1,5 +1,5 @@
-import Database
-import Feed
+public import Database
+public import Feed
 import Foundation
 import Synchronization
 

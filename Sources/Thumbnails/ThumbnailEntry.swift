@@ -1,5 +1,3 @@
-import Feed
-import FeedWeb
 import HTTPServer
 import Images
 
@@ -13,7 +11,7 @@ final class ThumbnailEntry: Sendable {
     let cost: Int
 
     init(_ thumbnail: Thumbnail) {
-        etag = StaticFiles.etag(for: thumbnail.bytes)
+        etag = EntityTag.of(thumbnail.bytes)
         var headers: HTTPHeaders = [
             "Cache-Control": "public, max-age=604800, immutable",
             "Vary": "Accept",

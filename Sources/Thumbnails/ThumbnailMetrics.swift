@@ -1,6 +1,6 @@
+import HTTPClient
 import Images
 import Metrics
-import Upstream
 
 /// The thumbnail route's series: thumbnails made, cache hits and misses, upstream fetches,
 /// failures by reason and the resize time.

@@ -1,12 +1,12 @@
 import Allocator
-import Feed
-import FeedWeb
+public import Feed
 import Foundation
-import HTTPServer
-import Images
-import Metrics
+public import HTTPClient
+public import HTTPServer
+public import Images
+public import Logging
+public import Metrics
 import Synchronization
-import Upstream
 
 /// `GET /img/{item-id}?w={width}`: the thumbnail of that item's `image` in the current store,
 /// made once per (image URL, width, format) and kept in a bounded cache.
@@ -27,19 +27,25 @@ public final class ThumbnailService: Sendable {
     private let failures: FailureCache
     private let resizes: ResizeQueue
     private let metrics: ThumbnailMetrics
+    /// The widths `?w=` may ask for.
+    private let widths: [Int]
     private let flights = Mutex<[ThumbnailKey: Task<Outcome, Never>]>([:])
 
     /// The default bound of the cache: 32 MiB.
     public static let defaultCacheBytes = 32 << 20
 
-    /// Creates the service. `metrics` receives its series (a private registry when nil).
+    /// Creates the service. `widths` are the only widths `?w=` may ask for (the page's slots
+    /// decide them: `ThumbnailSlot.widths` in FeedWeb). `metrics` receives its series (a private
+    /// registry when nil).
     public init(
-        store: any FeedBackend, fetcher: ImageFetcher, cacheBytes: Int = ThumbnailService.defaultCacheBytes,
+        store: any FeedBackend, fetcher: ImageFetcher, widths: [Int],
+        cacheBytes: Int = ThumbnailService.defaultCacheBytes,
         thumbnailer: Thumbnailer = Thumbnailer(), logger: Logger = Logger(), metrics: MetricsRegistry? = nil,
         failureTTL: Duration = .seconds(60)
     ) {
         self.store = store
         self.fetcher = fetcher
+        self.widths = widths
         self.thumbnailer = thumbnailer
         self.logger = logger
         index = ImageIndex(store: store)
@@ -57,14 +63,14 @@ public final class ThumbnailService: Sendable {
     /// The cache's bytes and entries, for tests and the benchmark.
     public var cacheUsage: (bytes: Int, entries: Int) { cache.usage }
 
-    /// Answers one request: `400` for a width outside ``ThumbnailSlot/widths``, `404` for an
+    /// Answers one request: `400` for a width outside the service's widths, `404` for an
     /// unknown item or one without an image, `502` when the original cannot be fetched or
     /// decoded.
     public func respond(to request: Request) async throws(HTTPError) -> Response {
         let id = request.parameters["*"] ?? ""
-        guard let text = request.queryValue("w"), let width = Int(text), ThumbnailSlot.widths.contains(width)
+        guard let text = request.queryValue("w"), let width = Int(text), widths.contains(width)
         else {
-            let allowed = ThumbnailSlot.widths.map(String.init).joined(separator: ", ")
+            let allowed = widths.map(String.init).joined(separator: ", ")
             throw HTTPError.badRequest(
                 "Query parameter 'w' must be one of \(allowed).", code: "invalid_width")
         }
@@ -80,7 +86,9 @@ public final class ThumbnailService: Sendable {
             metrics.misses.increment()
             entry = try await shared(key).get()
         }
-        return entry.response(ifNoneMatch: request.headers["If-None-Match"], content: store, version: version)
+        return entry.response(
+            ifNoneMatch: request.headers["If-None-Match"], content: StoreVersion(store: store),
+            version: version)
     }
 
     /// WebP when `Accept` names `image/webp` (every current browser does for images), else

@@ -1,9 +1,12 @@
 import Database
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
-import Upstream
+import Logging
+import River
 
 /// Everything `pullrefresh` (serve mode) takes from flags and the environment.
 struct Configuration {

@@ -1,3 +1,4 @@
+import RedisClient
 import RedisFeed
 
 /// The `--redis*` and `--lease` flags (and `REDIS_URL`): kept apart from the other flags so the

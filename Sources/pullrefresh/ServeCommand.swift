@@ -1,15 +1,19 @@
 import Allocator
 import Feed
+import FeedParsing
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
 import Images
+import Logging
 import Metrics
 import Mustache
+import RedisClient
 import RedisFeed
+import River
 import Storage
 import Thumbnails
-import Upstream
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
 enum ServeCommand {
@@ -68,7 +72,9 @@ enum ServeCommand {
                         body: Array(metrics.exposition().utf8))
                 }
             }
-            server = try Server(router: router, options: options, logger: logger, metrics: metrics)
+            server = try Server(
+                router: router, options: options, logger: logger, metrics: metrics,
+                metricPrefix: "pullrefresh")
         } catch {
             return fail(error.description)
         }
@@ -222,7 +228,8 @@ enum ServeCommand {
         limits.maxBytes = ImageFetcher.maxBytes
         let fetcher = ImageFetcher(limits: limits, policy: config.allowPrivateImages ? .any : .publicOnly)
         return ThumbnailService(
-            store: store, fetcher: fetcher, cacheBytes: config.imageCacheBytes, logger: logger,
+            store: store, fetcher: fetcher, widths: ThumbnailSlot.widths, cacheBytes: config.imageCacheBytes,
+            logger: logger,
             metrics: metrics)
     }
 

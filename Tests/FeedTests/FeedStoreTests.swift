@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Feed
@@ -17,7 +18,7 @@ final class CountingSource: FeedSource, @unchecked Sendable {
         }
         if fail { throw FeedError("upstream is down") }
         let next = (current.compactMap { Int($0.id) }.max() ?? 0) + 1
-        return [Fixtures.item(next, minute: 1000 + count)] + current
+        return [FeedSamples.item(next, minute: 1000 + count)] + current
     }
 }
 
@@ -27,7 +28,7 @@ struct FeedStoreTests {
         let clock = ManualClock()
         let source = CountingSource()
         let store = FeedStore(
-            initial: [Fixtures.item(1)], source: source, delay: .seconds(1), maxItems: 50, clock: clock)
+            initial: [FeedSamples.item(1)], source: source, delay: .seconds(1), maxItems: 50, clock: clock)
         try await withThrowingTaskGroup(of: FeedStore.ReloadOutcome.self) { group in
             for _ in 0..<200 {
                 group.addTask { try await store.reload() }
@@ -51,7 +52,7 @@ struct FeedStoreTests {
     @Test func readsDoNotWaitForAPendingReload() async throws {
         let clock = ManualClock()
         let store = FeedStore(
-            initial: [Fixtures.item(1)], source: CountingSource(), delay: .seconds(5), maxItems: 50,
+            initial: [FeedSamples.item(1)], source: CountingSource(), delay: .seconds(5), maxItems: 50,
             clock: clock)
         let pending = Task { try await store.reload() }
         #expect(await clock.waitForSleepers(1))
@@ -65,7 +66,7 @@ struct FeedStoreTests {
 
     @Test func aReloadAfterTheFirstFinishedStartsAnother() async throws {
         let source = CountingSource()
-        let store = FeedStore(initial: [Fixtures.item(1)], source: source, delay: .zero, maxItems: 50)
+        let store = FeedStore(initial: [FeedSamples.item(1)], source: source, delay: .zero, maxItems: 50)
         let first = try await store.reload()
         let second = try await store.reload()
         #expect(first.reloadNumber == 1)
@@ -76,7 +77,7 @@ struct FeedStoreTests {
 
     @Test func aFailedReloadKeepsTheLastGoodData() async throws {
         let source = CountingSource()
-        let store = FeedStore(initial: [Fixtures.item(1)], source: source, delay: .zero, maxItems: 50)
+        let store = FeedStore(initial: [FeedSamples.item(1)], source: source, delay: .zero, maxItems: 50)
         _ = try await store.reload()
         let before = store.current
         source.failing = true
@@ -91,19 +92,19 @@ struct FeedStoreTests {
     }
 
     @Test func versionOnlyGrowsAndUnchangedDataKeepsIt() async throws {
-        let directory = try Fixtures.temporaryDirectory()
+        let directory = try FeedSamples.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("feed.json")
-        try Fixtures.writeData([Fixtures.item(1), Fixtures.item(2)], to: file)
+        try FeedSamples.writeData([FeedSamples.item(1), FeedSamples.item(2)], to: file)
         let source = FileSource(path: file.path)
         let store = FeedStore(initial: try source.load(), source: source, delay: .zero, maxItems: 50)
         var versions = [store.current.version]
         _ = try await store.reload()
         versions.append(store.current.version)
-        try Fixtures.writeData([Fixtures.item(1), Fixtures.item(2), Fixtures.item(3)], to: file)
+        try FeedSamples.writeData([FeedSamples.item(1), FeedSamples.item(2), FeedSamples.item(3)], to: file)
         _ = try await store.reload()
         versions.append(store.current.version)
-        try Fixtures.writeData([Fixtures.item(1)], to: file)
+        try FeedSamples.writeData([FeedSamples.item(1)], to: file)
         _ = try await store.reload()
         versions.append(store.current.version)
         #expect(versions == [1, 1, 2, 3])
@@ -112,7 +113,7 @@ struct FeedStoreTests {
 
     @Test func itemsRememberTheVersionTheyArrivedIn() async throws {
         let store = FeedStore(
-            initial: [Fixtures.item(1)], source: CountingSource(), delay: .zero, maxItems: 50)
+            initial: [FeedSamples.item(1)], source: CountingSource(), delay: .zero, maxItems: 50)
         _ = try await store.reload()
         _ = try await store.reload()
         let snapshot = store.current
@@ -122,7 +123,7 @@ struct FeedStoreTests {
     }
 
     @Test func trimsToMaxItemsKeepingTheNewest() async throws {
-        let initial = (1...5).map { Fixtures.item($0) }
+        let initial = (1...5).map { FeedSamples.item($0) }
         let store = FeedStore(initial: initial, source: CountingSource(), delay: .zero, maxItems: 3)
         #expect(store.current.items.map(\.id) == ["5", "4", "3"])
         _ = try await store.reload()
@@ -224,7 +225,7 @@ struct FileSourceTests {
     }
 
     @Test func missingOrHugeFilesFail() throws {
-        let directory = try Fixtures.temporaryDirectory()
+        let directory = try FeedSamples.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: FeedError.self) {
             try FileSource(path: directory.appendingPathComponent("nope.json").path).load()

@@ -1,6 +1,7 @@
 import Feed
 import Foundation
 import RedisFeed
+import TestSupport
 import Testing
 
 /// One behaviour, two backends: the in-memory store is the reference, the Redis store must

@@ -1,6 +1,7 @@
 import Feed
 import Foundation
-import HTTPServer
+import RedisClient
+import TestSupport
 import Testing
 
 @testable import RedisFeed

@@ -1,7 +1,9 @@
 import Feed
 import Foundation
-import HTTPServer
+import Logging
+import RedisClient
 import RedisFeed
+import TestSupport
 import Testing
 
 /// Items, and one way to build either backend, for the contract suite.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The image fixtures of the thumbnail tests, written once per test process by
 /// `Tests/images/make-images.py` (Pillow; `Tests/images/requirements.txt`) into a fresh

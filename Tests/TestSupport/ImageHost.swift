@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `Tests/images/image_host.py` serving ``ImageFixtures`` on 127.0.0.1 and 127.0.0.2 (one port),
 /// one per test process; it stops when this process ends (it reads stdin until then).

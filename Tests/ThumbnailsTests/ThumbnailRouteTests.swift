@@ -1,13 +1,14 @@
 import Feed
 import FeedWeb
 import Foundation
+import HTTPClient
 import HTTPServer
 import Images
+import Logging
 import Metrics
 import TestSupport
 import Testing
 import Thumbnails
-import Upstream
 
 /// `GET /img/{id}?w=` on a real port, with items whose pictures live on the loopback image host.
 @Suite("Thumbnails on a real port", .serialized) struct ThumbnailRouteTests {
@@ -39,7 +40,8 @@ import Upstream
                 store: store,
                 fetcher: ImageFetcher(
                     limits: FetchLimits(connectTimeout: 2, totalTimeout: 5), policy: policy),
-                cacheBytes: cacheBytes, logger: Logger(quiet: true), metrics: metrics)
+                widths: ThumbnailSlot.widths, cacheBytes: cacheBytes, logger: Logger(quiet: true),
+                metrics: metrics)
             var router = Router(logger: Logger(quiet: true))
             service.register(on: &router)
             var options = ServerOptions()
@@ -47,7 +49,8 @@ import Upstream
             options.threads = 2
             options.storedResponses = storedResponses
             server = try Server(
-                router: router, options: options, logger: Logger(quiet: true), metrics: metrics)
+                router: router, options: options, logger: Logger(quiet: true), metrics: metrics,
+                metricPrefix: "pullrefresh")
         }
 
         func get(_ target: String, accept: String? = "image/avif,image/webp,*/*", headers: String = "")

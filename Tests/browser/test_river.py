@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 from test_live_and_offline import FEED, LIST, PILL, open_feed, wait_streams
 
-sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
 from river_upstream import RiverUpstream  # noqa: E402
 
 

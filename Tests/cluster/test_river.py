@@ -12,7 +12,7 @@ import pytest
 
 from harness import BINARY, PREFIX, ROOT, wait_for
 
-sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
 from river_upstream import RiverUpstream  # noqa: E402
 
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import request
 from metrics_text import parse, value
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Fixtures", "Upstreams"))
 from river_upstream import RiverUpstream  # noqa: E402
 
 

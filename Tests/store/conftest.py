@@ -1,5 +1,5 @@
 """The store of record against the real binary: pullrefresh processes with --database on files
-in a temporary folder, the river's scriptable loopback feeds (Tests/UpstreamTests/Fixtures/
+in a temporary folder, the river's scriptable loopback feeds (Tests/Fixtures/Upstreams/
 river_server.py), each process stopped by its own PID.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
@@ -16,7 +16,7 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINARY = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build", "debug", "pullrefresh")
-sys.path.insert(0, os.path.join(ROOT, "Tests", "UpstreamTests", "Fixtures"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "cluster"))
 from harness import Instance  # noqa: E402
 from river_upstream import RiverUpstream  # noqa: E402

@@ -18,6 +18,7 @@ import Feed
 import FeedWeb
 import Foundation
 import HTTPServer
+import Logging
 import Metrics
 import Mustache
 
@@ -218,7 +219,8 @@ do {
         serverOptions.port = 0
         serverOptions.threads = 1
         let server = try Server(
-            router: app.router(), options: serverOptions, logger: Logger(quiet: true), metrics: metrics)
+            router: app.router(), options: serverOptions, logger: Logger(quiet: true), metrics: metrics,
+            metricPrefix: "pullrefresh")
         FileHandle.standardOutput.write(Data("feed-bench listening on http://\(server.address)\n".utf8))
         Thread.sleep(forTimeInterval: seconds)
         exit(0)

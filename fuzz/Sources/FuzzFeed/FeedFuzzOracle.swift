@@ -1,1 +1,1 @@
-../../../Tests/UpstreamTests/FeedFuzzTests.swift
+../../Oracles/FeedFuzzOracle.swift

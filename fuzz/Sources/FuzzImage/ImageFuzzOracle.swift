@@ -1,1 +1,1 @@
-../../../Tests/ImagesTests/ImageFuzzOracle.swift
+../../Oracles/ImageFuzzOracle.swift

@@ -1,1 +1,1 @@
-../../../Tests/FeedTests/FuzzRegressionTests.swift
+../../Oracles/FuzzOracle.swift

@@ -1,0 +1,257 @@
+import Compression
+import HTTPServer
+
+/// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Kept next to
+/// the code it describes; the contract tests (schemathesis) hold the two together.
+enum OpenAPIDocument {
+    static let bytes: [UInt8] = Array(text.utf8)
+
+    /// The document with an ETag from its content, compressed once (at the densest setting) on
+    /// first use.
+    static let representation = Representation(
+        etag: EntityTag.of(bytes),
+        headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
+        body: bytes, compression: .maximum)
+
+    static let text = #"""
+        {
+          "openapi": "3.1.0",
+          "info": {
+            "title": "PullRefresh API",
+            "version": "1.0.0",
+            "description": "The feed behind the PullRefresh page. Items are newest first. `version` grows by one whenever a reload changes the items. Errors use the envelope {\"error\": {\"code\", \"message\"}}."
+          },
+          "servers": [{"url": "/"}],
+          "paths": {
+            "/api/items": {
+              "get": {
+                "operationId": "listItems",
+                "summary": "A page of items, newest first.",
+                "description": "JSON by default. With `Accept: text/html` the same items as an HTML fragment (one `<li>` each, rendered by the page's partial) for loading older items in place; its `X-Feed-Next-Cursor` header carries the next page's cursor and is absent on the last page.",
+                "parameters": [
+                  {"name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100 (default 50).",
+                   "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
+                  {"name": "cursor", "in": "query", "required": false, "description": "The `nextCursor` of the previous page.",
+                   "schema": {"type": "string", "pattern": "^c[0-9]{1,18}\\.([0-9a-f]{2}){1,1024}$"}},
+                  {"name": "since", "in": "query", "required": false, "description": "A version, or a position `<epoch>-<version>` (the `epoch` and `version` of an answer): only items added after it. A position from another epoch (the shared store was emptied and seeded again since), or a version above the current one (a client of an earlier run), is read as 0: every item.",
+                   "schema": {"$ref": "#/components/schemas/Since"}},
+                  {"name": "lang", "in": "query", "required": false, "description": "Language of the HTML fragment (else Accept-Language).",
+                   "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
+                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
+                  {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
+                   "schema": {"type": "string"}}
+                ],
+                "responses": {
+                  "200": {"description": "The page.",
+                          "headers": {
+                            "ETag": {"$ref": "#/components/headers/ETag"},
+                            "X-Feed-Next-Cursor": {"schema": {"type": "string"}, "description": "HTML only: the cursor of the next page; absent on the last one."},
+                            "X-Feed-Epoch": {"schema": {"type": "string"}, "description": "HTML only: the epoch of the version shown (JSON says it in `epoch`)."}
+                          },
+                          "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/ItemsPage"}},
+                            "text/html": {"schema": {"type": "string"}}
+                          }},
+                  "304": {"description": "Not modified since the ETag given in If-None-Match.",
+                          "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "404": {"$ref": "#/components/responses/Error"}
+                }
+              }
+            },
+            "/api/refresh": {
+              "post": {
+                "operationId": "refresh",
+                "summary": "Reload from upstream (shared by concurrent callers) and report what is new.",
+                "description": "Waits for the shared reload. `since` comes from the query or the JSON body; without it, `added` holds the items this reload added (newer than the version current when the request arrived). With `Accept: text/html` the answer is an HTML fragment of the added items (one `<li>` each) instead of JSON.",
+                "parameters": [
+                  {"name": "since", "in": "query", "required": false, "description": "As for /api/items.", "schema": {"$ref": "#/components/schemas/Since"}},
+                  {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
+                  {"name": "source", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of this source only (the reload is the whole river's).",
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}}
+                ],
+                "requestBody": {
+                  "required": false,
+                  "content": {"application/json": {"schema": {
+                    "type": "object",
+                    "properties": {"since": {"type": ["integer", "null"], "minimum": 0, "maximum": 9007199254740991}}
+                  }}}
+                },
+                "responses": {
+                  "200": {
+                    "description": "The feed after the reload.",
+                    "headers": {
+                      "X-Feed-Version": {"schema": {"type": "integer"}, "description": "The version after the reload."},
+                      "X-Feed-Epoch": {"schema": {"type": "string"}, "description": "The epoch of that version: what `epoch` says in JSON."},
+                      "X-Feed-Added": {"schema": {"type": "integer"}, "description": "How many items are in `added`."},
+                      "X-Feed-Updated-At": {"schema": {"type": "string", "format": "date-time"}}
+                    },
+                    "content": {
+                      "application/json": {"schema": {"$ref": "#/components/schemas/RefreshResult"}},
+                      "text/html": {"schema": {"type": "string"}}
+                    }
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "404": {"$ref": "#/components/responses/Error"},
+                  "413": {"$ref": "#/components/responses/Error"},
+                  "502": {"$ref": "#/components/responses/Error"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/sources": {
+              "get": {
+                "operationId": "listSources",
+                "summary": "The feeds of the river (--source, --sources) and how their fetches go.",
+                "description": "Empty without real upstreams. Not cached: a source's state moves without new feed versions.",
+                "responses": {
+                  "200": {"description": "Every source, in configuration order.",
+                          "content": {"application/json": {"schema": {
+                            "type": "object", "required": ["sources"], "additionalProperties": false,
+                            "properties": {"sources": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}}}
+                          }}}}
+                }
+              }
+            },
+            "/api/sources.opml": {
+              "get": {
+                "operationId": "exportSources",
+                "summary": "The sources as an OPML 2.0 subscription list (what other readers import).",
+                "responses": {
+                  "200": {"description": "One `<outline type=\"rss\">` per source.",
+                          "content": {"text/x-opml": {"schema": {"type": "string"}}}}
+                }
+              }
+            },
+            "/api/openapi.json": {
+              "get": {
+                "operationId": "openapi",
+                "summary": "This document.",
+                "responses": {
+                  "200": {"description": "The OpenAPI document.", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}},
+                          "content": {"application/json": {"schema": {"type": "object"}}}},
+                  "304": {"description": "Not modified since the ETag given in If-None-Match."}
+                }
+              }
+            },
+            "/healthz": {
+              "get": {
+                "operationId": "health",
+                "summary": "Liveness and the current version.",
+                "responses": {
+                  "200": {"description": "Serving; 'degraded': reads work, refreshes cannot (Redis down).",
+                    "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["status", "version"], "additionalProperties": false,
+                    "properties": {"status": {"enum": ["ok", "degraded"]},
+                      "version": {"type": "integer", "minimum": 1},
+                      "redis": {"enum": ["connected", "unreachable"]},
+                      "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
+                        "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
+                          "recovered": {"type": "string"}}},
+                      "sources": {"type": "object", "required": ["ok", "failing"], "additionalProperties": false,
+                        "properties": {"ok": {"type": "integer", "minimum": 0},
+                          "failing": {"type": "array", "items": {"type": "object", "required": ["key", "title", "error", "since"],
+                            "additionalProperties": false,
+                            "properties": {"key": {"type": "string"}, "title": {"type": "string"}, "error": {"type": "string"},
+                              "since": {"type": ["string", "null"], "format": "date-time"}}}}}}}
+                  }}}}
+                }
+              }
+            }
+          },
+          "components": {
+            "headers": {
+              "ETag": {"schema": {"type": "string"}, "description": "Changes with every version."}
+            },
+            "schemas": {
+              "Item": {
+                "type": "object",
+                "required": ["id", "title", "body", "createdAt", "version"],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "Opaque: a feed's GUID, URL or tag, or a data file's id as text."},
+                  "title": {"type": "string"},
+                  "body": {"type": "string"},
+                  "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
+                  "image": {"type": "string", "description": "The item's picture upstream (absolute http or https), when the source names one. Data only: the page shows it through the server, never by this URL."},
+                  "createdAt": {"type": "string", "format": "date-time"},
+                  "updatedAt": {"type": "string", "format": "date-time", "description": "When the item last changed in place (same id, new title, text, link, picture or date); absent while it is as first seen."},
+                  "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."},
+                  "source": {"type": "object", "required": ["key", "title"], "additionalProperties": false,
+                    "description": "A river of feeds: the item's source (its id is `<key>:<the feed's id>`).",
+                    "properties": {"key": {"type": "string"}, "title": {"type": "string"}}}
+                }
+              },
+              "Source": {
+                "type": "object",
+                "required": ["key", "title", "url", "siteUrl", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items"],
+                "additionalProperties": false,
+                "properties": {
+                  "key": {"type": "string", "description": "Stable, from the URL: the prefix of its items' ids and the value of ?source=."},
+                  "title": {"type": "string", "description": "The OPML title, else the feed's own, else its host."},
+                  "url": {"type": "string", "description": "The feed's URL without user or password."},
+                  "siteUrl": {"type": ["string", "null"]},
+                  "ok": {"type": "boolean", "description": "Whether its last fetch succeeded."},
+                  "lastSuccess": {"type": ["string", "null"], "format": "date-time"},
+                  "lastError": {"type": ["string", "null"]},
+                  "failingSince": {"type": ["string", "null"], "format": "date-time"},
+                  "failures": {"type": "integer", "minimum": 0, "description": "Failed fetches in a row."},
+                  "nextFetch": {"type": ["string", "null"], "format": "date-time", "description": "When the schedule fetches it next; null without --refresh-every."},
+                  "items": {"type": "integer", "minimum": 0}
+                }
+              },
+              "Since": {
+                "anyOf": [
+                  {"type": "integer", "minimum": 0, "maximum": 9007199254740991},
+                  {"type": "string", "pattern": "^[0-9a-z]{1,12}-[0-9]{1,15}$"}
+                ]
+              },
+              "ItemsPage": {
+                "type": "object",
+                "required": ["version", "epoch", "updatedAt", "items", "nextCursor"],
+                "additionalProperties": false,
+                "properties": {
+                  "version": {"type": "integer", "minimum": 1},
+                  "epoch": {"type": "string", "pattern": "^[0-9a-z]{1,12}$", "description": "The epoch the version counts in (base 36); `<epoch>-<version>` is a position for `since`."},
+                  "updatedAt": {"type": "string", "format": "date-time"},
+                  "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
+                  "nextCursor": {"type": ["string", "null"]}
+                }
+              },
+              "RefreshResult": {
+                "type": "object",
+                "required": ["version", "epoch", "updatedAt", "items", "nextCursor", "added"],
+                "additionalProperties": false,
+                "properties": {
+                  "version": {"type": "integer", "minimum": 1},
+                  "epoch": {"type": "string", "pattern": "^[0-9a-z]{1,12}$", "description": "The epoch the version counts in (base 36); `<epoch>-<version>` is a position for `since`."},
+                  "updatedAt": {"type": "string", "format": "date-time"},
+                  "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
+                  "nextCursor": {"type": ["string", "null"]},
+                  "added": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}}
+                }
+              },
+              "Error": {
+                "type": "object",
+                "required": ["error"],
+                "additionalProperties": false,
+                "properties": {"error": {
+                  "type": "object", "required": ["code", "message"], "additionalProperties": false,
+                  "properties": {"code": {"type": "string"}, "message": {"type": "string"}}
+                }}
+              }
+            },
+            "responses": {
+              "BadRequest": {"description": "A parameter or the body is invalid; the message names it.",
+                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "Error": {"description": "An error.",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "Unavailable": {"description": "Too many pending refreshes, or the shared store (Redis) is unreachable; retry after the given seconds.",
+                              "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            }
+          }
+        }
+        """#
+}

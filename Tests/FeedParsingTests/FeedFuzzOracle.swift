@@ -1,0 +1,1 @@
+../../fuzz/Oracles/FeedFuzzOracle.swift
