@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import integrity, run
+from store_harness import integrity, run
 
 NOW = int(time.time())
 
