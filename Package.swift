@@ -135,6 +135,8 @@ let package = Package(
         .testTarget(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
+        // The executable's flag table: parser, --help and docs/configuration.md (runs the binary too).
+        .testTarget(name: "pullrefreshTests", dependencies: ["HTTPServer", "pullrefresh"]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),
     ],

@@ -31,11 +31,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
+sys.path.insert(0, os.path.join(ROOT, "Tests"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import river  # noqa: E402  (its release instance, CPU and RSS readings, keep-alive GET load)
+from harness.upstream import RiverUpstream  # noqa: E402  (the Python suites' shared harness)
 from river import cpu_seconds, hammer, rss_mb, stop_all  # noqa: E402
-from river_upstream import RiverUpstream  # noqa: E402
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 RESULTS = os.path.join(ROOT, "bench", "STORE.md")

@@ -1,16 +1,15 @@
-"""Fixtures for the store-of-record suite: the river's scriptable loopback feeds
-(Tests/Fixtures/Upstreams/river_server.py), servers stopped at the end, a temporary folder."""
+"""Fixtures for the store-of-record suite: the river's scriptable loopback feeds, servers
+stopped at the end, a temporary folder. The shared harness (Tests/harness) is on the path
+through pytest.ini."""
 import os
 import sys
 import tempfile
 
 import pytest
+from harness.upstream import RiverUpstream
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from store_harness import ROOT, Server  # noqa: E402
-
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
-from river_upstream import RiverUpstream  # noqa: E402
+from store_harness import Server  # noqa: E402
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
-"""Real components for the store-of-record tests: pullrefresh processes with --database on
-files in a temporary folder (each stopped by its own PID), the binary run to its end, and a
-file's integrity check.
+"""What the store-of-record tests add to the shared harness (Tests/harness): a server with
+--database that can be killed and walked page by page, and a file's integrity check.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
 """
@@ -8,27 +7,22 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BINARY = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build", "debug", "pullrefresh")
-sys.path.insert(0, os.path.join(ROOT, "Tests", "cluster"))
-from harness import Instance  # noqa: E402
+from harness.server import Server as HarnessServer
 
 
-class Server(Instance):
-    """One `pullrefresh --port 0 ...` process (the cluster harness's instance, without Redis)."""
+class Server(HarnessServer):
+    """`pullrefresh --port 0 *args`, listening."""
 
     def __init__(self, *args):
-        super().__init__(None, *args)
+        super().__init__("--port", "0", *args)
 
     def json(self, method, path):
         status, headers, body = self.request(method, path)
         return status, headers, json.loads(body)
 
     def all_items(self):
-        """Every item, newest first, by following nextCursor (100 a page)."""
+        """The last page and every item, newest first, by following nextCursor (100 a page)."""
         items, cursor = [], None
         while True:
             status, _, page = self.json("GET", "/api/items?limit=100" + (f"&cursor={cursor}" if cursor else ""))
@@ -39,28 +33,10 @@ class Server(Instance):
                 return page, items
 
     def kill(self):
+        """SIGKILL, by its PID: no drain, no checkpoint."""
         if self.proc.poll() is None:
             os.kill(self.pid, signal.SIGKILL)
         self.proc.wait(10)
-        self.proc.stdout.close()
-
-    def stop(self):
-        """SIGTERM, up to 20 s, else SIGKILL; returns the exit status."""
-        if self.proc.poll() is None:
-            os.kill(self.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.kill(self.pid, signal.SIGKILL)
-                self.proc.wait()
-        self.proc.stdout.close()
-        return self.proc.returncode
-
-
-def run(*args, timeout=30):
-    """Runs the binary to its end: (status, stdout, stderr)."""
-    done = subprocess.run([BINARY, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-    return done.returncode, done.stdout, done.stderr
 
 
 def integrity(path):

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from store_harness import integrity, run
+from harness.server import run
+from store_harness import integrity
 
 NOW = int(time.time())
 
@@ -219,5 +220,5 @@ def test_a_database_locked_by_another_program_fails_one_reload_with_503_and_lose
     status, _, body = server.json("POST", "/api/refresh")
     assert status == 200, body
     assert [item["id"].split(":")[1] for item in server.all_items()[1]] == ["two", "one"]
-    assert sum("refresh failed" in line and "SQLITE_BUSY" in line for line in server.stderr().splitlines()) == 1
+    assert sum("refresh failed" in line and "SQLITE_BUSY" in line for line in server.err_text().splitlines()) == 1
     assert integrity(database) == "ok"
