@@ -15,9 +15,10 @@ PYTHON ?= python3
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
-## libxml2 (feed parsing), libvips (thumbnails at /img/), SQLite (--database).
+## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/),
+## SQLite (--database).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libvips-dev libsqlite3-dev pkg-config
+  libuchardet-dev libvips-dev libsqlite3-dev pkg-config
 deps: ## Install the Debian packages the build needs (only those missing)
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -273,9 +274,11 @@ test-one: ## One test of any kind: make test-one T=Suite/test | T=Tests/x/test_y
 ## in Chromium on an emulated slow link (bench/slowlink.py, appended to bench/COMPRESSION.md);
 ## then the Redis backend and the 300-refresh storm over 3 instances (bench/cluster.py →
 ## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
-## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md); then the store
-## of record: --database against memory (bench/store.py → bench/STORE.md).
-bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ (about 14 minutes)
+## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md); feed
+## parsing: server CPU from bytes to published snapshot for a 16 MiB feed of 8,000 items beside its
+## 1 MiB cut (bench/feedparse.py → bench/FEEDPARSE.md); then the store of record: --database
+## against memory (bench/store.py → bench/STORE.md).
+bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ (about 20 minutes)
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
 	$(PYTHON) bench/compression.py
@@ -284,6 +287,7 @@ bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ 
 	$(PYTHON) bench/events.py
 	$(PYTHON) bench/instructions.py
 	$(PYTHON) bench/river.py
+	$(PYTHON) bench/feedparse.py
 	$(PYTHON) bench/thumbnails.py
 	$(PYTHON) bench/store.py
 
