@@ -59,7 +59,8 @@ enum RequestID {
         let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
         // Big-endian words: the most significant digit first in memory.
         raw.storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: value >> 32)).bigEndian, as: UInt64.self)
-        raw.storeBytes(of: hexDigits(UInt32(truncatingIfNeeded: value)).bigEndian, toByteOffset: 8, as: UInt64.self)
+        raw.storeBytes(
+            of: hexDigits(UInt32(truncatingIfNeeded: value)).bigEndian, toByteOffset: 8, as: UInt64.self)
     }
 
     /// The eight hex digits of `value` as ASCII bytes, the last digit in the lowest byte.

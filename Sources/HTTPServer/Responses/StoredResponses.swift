@@ -41,7 +41,8 @@ final class StoredResponses: Sendable {
     /// handler call); nil when nothing is stored for its method and target (the fields were
     /// not read).
     func match(
-        isGETOrHEAD: Bool, path: UnsafePointer<CChar>, query: Substring, http11: Bool, connection: OpaquePointer
+        isGETOrHEAD: Bool, path: UnsafePointer<CChar>, query: Substring, http11: Bool,
+        connection: OpaquePointer
     ) -> Match? {
         // Only `GET` and `HEAD` (answered by the `GET` route) are stored and answered.
         guard isGETOrHEAD else { return nil }

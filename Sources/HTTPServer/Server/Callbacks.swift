@@ -182,7 +182,8 @@ private func receiveBody(
 
 /// Sends the stored response the first call found, if it is still current now that the answer
 /// is due (a reload may have come in between); false when the request is to be routed.
-private func answerFromStore(_ context: RequestContext, on connection: OpaquePointer, core: ServerCore) -> Bool
+private func answerFromStore(_ context: RequestContext, on connection: OpaquePointer, core: ServerCore)
+    -> Bool
 {
     // Taken, not copied: one retain and release less.
     guard let entry = context.storedAnswer.take() else { return false }
@@ -232,7 +233,9 @@ private func route(
             core.metrics?.recordStreamClosed(.limit)
             let busy = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
-            answer(busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core)
+            answer(
+                busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core
+            )
             return
         }
         queue(response, for: context, on: connection, core: core)
@@ -244,7 +247,9 @@ private func route(
     case .deferred(let work):
         guard core.reservePending(context) else {
             let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
-            answer(busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core)
+            answer(
+                busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core
+            )
             return
         }
         context.suspend(connection)
