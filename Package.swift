@@ -42,6 +42,8 @@ let package = Package(
         // No pkgConfig either: libcurl.pc only adds the default multiarch include folder.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // uchardet 0.0.7 (libuchardet-dev): the encoding of feeds that declare none.
+        .systemLibrary(name: "CUchardet", pkgConfig: "uchardet", providers: [.apt(["libuchardet-dev"])]),
         // libvips 8.14 (libvips-dev): thumbnails. The module map links libvips and glib/gobject;
         // glib-2.0's pkg-config adds the include folders its headers need (vips.pc's own flags
         // would add -pthread, which SwiftPM drops with a warning, and a dozen folders no public
@@ -56,8 +58,9 @@ let package = Package(
             name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging", "Metrics"]),
         .target(name: "Compression", dependencies: ["CZlib", "CBrotli"]),
         .target(name: "HTTPClient", dependencies: ["CCurl"]),
+        .target(name: "EncodingDetection", dependencies: ["CUchardet"]),
         .target(
-            name: "FeedParsing", dependencies: ["CLibXML2", "Feed", "HTTPClient"]),
+            name: "FeedParsing", dependencies: ["CLibXML2", "EncodingDetection", "Feed", "HTTPClient"]),
         .target(name: "RedisClient", dependencies: ["CHiredis"]),
         .target(name: "Images", dependencies: ["CVips"]),
         .target(name: "Allocator", dependencies: ["CMalloc"]),
@@ -89,6 +92,9 @@ let package = Package(
             dependencies: ["Compression", "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Mustache"],
             path: "bench/FeedBench"),
         .executableTarget(name: "image-bench", dependencies: ["Images"], path: "bench/ImageBench"),
+        .executableTarget(
+            name: "feed-parse-bench", dependencies: ["FeedParsing", "HTTPClient"],
+            path: "bench/FeedParseBench"),
         // Tests: one target per module that has tests; TestSupport holds what several share
         // (raw HTTP, the fixture servers, Redis, feed samples, a manual clock).
         .target(name: "TestSupport", dependencies: ["Feed"], path: "Tests/TestSupport"),
@@ -114,6 +120,7 @@ let package = Package(
                 "TestSupport",
             ]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
+        .testTarget(name: "EncodingDetectionTests", dependencies: ["EncodingDetection"]),
         .testTarget(
             name: "ThumbnailsTests",
             dependencies: [
@@ -124,6 +131,8 @@ let package = Package(
         .testTarget(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
+        // The executable's flag table: parser, --help and docs/configuration.md (runs the binary too).
+        .testTarget(name: "pullrefreshTests", dependencies: ["HTTPServer", "pullrefresh"]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),
     ],

@@ -384,8 +384,8 @@ def report(meta: dict, rows: list[dict], nginx_version: str, problems: list[str]
         f"Per-round req/s — {rounds}. The twin (`bench/mhd-twin.c --headers`) serves the brotli bytes captured "
         "from ours with every header ours sent (ETag, Vary, Content-Encoding, security headers) and checks that "
         "Accept-Encoding names br; ours answers from its stored responses (the same target, `Accept-Encoding` and "
-        "other `Vary`'d values as the request that stored it, the feed still at its version; see the README's "
-        "Stored responses), after routing and negotiating the first such request.",
+        "other `Vary`'d values as the request that stored it, the feed still at its version; see "
+        "[docs/compression.md](../docs/compression.md#stored-responses)), after routing and negotiating the first such request.",
         "",
         "## C3. `/` per store size (in-process, feed-bench --sizes)",
         "",

@@ -180,7 +180,7 @@ def write(rows: list) -> None:
         "",
         "Instructions per request of every thread, libmicrohttpd's and the kernel's entry stubs "
         "included, the pool memset apart (see the docstring). Ours answers these repeats from its "
-        "stored responses (README, Stored responses): what it spends on top of the twin is the "
+        "stored responses ([docs/compression.md](../docs/compression.md#stored-responses)): what it spends on top of the twin is the "
         "match (one pass over the request's header fields), a fresh request id written into the "
         "pooled response, the per-request context, the URI and completion callbacks, metrics.",
         "",

@@ -36,8 +36,8 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
-from river_upstream import RiverUpstream  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "Tests"))
+from harness.upstream import RiverUpstream  # noqa: E402  (the Python suites' shared harness)
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 BINARY = os.path.join(ROOT, ".build", "release", "pullrefresh")

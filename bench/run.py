@@ -880,8 +880,8 @@ def report(meta: dict, check_lines: list[str], compared: dict, storms: dict, col
         "snapshot with no cache, pinned like the servers; median of 5 timed batches.",
         f"- Memory (7): a fresh server, one request per route, VmRSS idle; then `wrk -c {MEMORY_CONNECTIONS}` "
         "on `/` with VmRSS sampled every 0.1 s and VmHWM read while the connections are open. A run below "
-        "1,000 req/s is marked stalled (see README: libmicrohttpd 0.9.75's epoll loop waits when exactly 128 "
-        "events are ready).",
+        "1,000 req/s is marked stalled (see [README.md](README.md#known-issue-libmicrohttpd-0975-stalls-at-128-ready-connections-epoll): "
+        "libmicrohttpd 0.9.75's epoll loop waits when exactly 128 events are ready).",
         ASSET_DETAILS,
         "",
     ]

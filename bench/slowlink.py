@@ -42,10 +42,10 @@ def ensure_tools() -> None:
 
 
 def chromium_client():
-    """The browser suite's DevTools client and Chromium launcher (Tests/browser/cdp.py)."""
-    sys.path.insert(0, os.path.join(base.ROOT, "Tests", "browser"))
-    import cdp  # noqa: E402
-    return cdp
+    """The Python suites' DevTools client and Chromium launcher (Tests/harness/chromium.py)."""
+    sys.path.insert(0, os.path.join(base.ROOT, "Tests"))
+    from harness import chromium  # noqa: E402
+    return chromium
 
 
 def open_tab(cdp, Page, identity: bool):

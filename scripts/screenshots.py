@@ -3,7 +3,7 @@
 as a 390×844 phone (DPR 2): the list in light and dark, the grid, and mid-pull (a real touch drag
 held past the threshold, "Release to refresh"). Written to docs/screenshots/ (or --out).
 
-Uses the browser suite's Chromium launcher and phone tab (Tests/browser), so it needs what
+Uses the Python suites' Chromium launcher and phone tab (Tests/harness), so it needs what
 `make browser-deps` installs; the server binary is --bin (default .build/debug/pullrefresh).
 """
 import argparse
@@ -16,9 +16,8 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "browser"))
-from cdp import launch_chromium  # noqa: E402
-from conftest import close_tab, open_tab  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "Tests"))
+from harness.chromium import close_tab, launch_chromium, open_tab  # noqa: E402
 
 SHOTS = ("light", "dark", "grid", "mid-pull")
 

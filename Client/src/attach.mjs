@@ -102,24 +102,26 @@ export function attach(root, options = {}) {
   async function loadNewItems({ signal, source }) {
     const live = source === 'live'
     const endpoint = live ? data.ptrLiveEndpoint : data.ptrEndpoint
-    const answer = await requestNewItems(endpoint, sinceParam(pagePosition(data)), signal, live && 'GET')
-    // The epoch first: watchers of `data-ptr-version` (live-updates.mjs) read both.
-    if (answer.version && answer.epoch) data.ptrEpoch = answer.epoch
-    if (answer.version) data.ptrVersion = answer.version
+    const since = sinceParam(pagePosition(data))
+    const answer = await requestNewItems(endpoint, since, signal, live && 'GET')
+    if (answer.version) {
+      // The epoch first: watchers of `data-ptr-version` (live-updates.mjs) read both.
+      if (answer.epoch) data.ptrEpoch = answer.epoch
+      data.ptrVersion = answer.version
+    }
     // Only the instant: what `[data-ptr-updated]` reads like ("5 minutes ago") is the page's
     // business (feed.js watches `datetime`), so the gesture stays free of it.
     if (answer.updatedAt && updated) updated.dateTime = answer.updatedAt
     return { added: insertItems(answer.html) }
   }
 
-  let lastState
   /** Whether the content follows the pull (not when a refresh began scrolled away). */
   let contentMoves = true
 
   function onChange(state, pull, info) {
-    if (state !== lastState) {
-      const previous = lastState
-      lastState = data.ptrState = state
+    const previous = data.ptrState
+    if (state !== previous) {
+      data.ptrState = state
       // A refresh started while the reader is scrolled down (button, API) must not push what
       // they are reading down by the indicator's height.
       if (state === 'pulling' || state === 'refreshing') contentMoves = root.scrollTop <= 1

@@ -53,16 +53,22 @@ export function createFeedList(root, part, text, listen) {
     for (const item of incoming.content.children) {
       if (item.dataset?.itemId) ids.add(item.dataset.itemId)
     }
-    const replaced = [...list.children].filter(item => ids.has(item.dataset.itemId))
-    const first = [...list.children].find(item => !ids.has(item.dataset.itemId))
+    // What goes and the first item that stays: the one the scroll position is kept by.
+    const replaced = []
+    let first
+    for (const item of list.children) {
+      if (ids.has(item.dataset.itemId)) replaced.push(item)
+      else first ||= item
+    }
     const firstTop = first?.offsetTop
-    for (const item of replaced) item.remove()
     const before = list.children.length
+    for (const item of replaced) item.remove()
     list.prepend(incoming.content)
-    const added = list.children.length - before - replaced.length
+    // A replaced item is not new: the list only grows by the ones it did not have.
+    const added = list.children.length - before
     // Scrolled away: keep what the reader sees where it is (overflow-anchor is off on the root,
     // so the browser does not correct a second time) and offer the pill instead.
-    if (root.scrollTop > 1 && first && (added || replaced.length)) {
+    if (root.scrollTop > 1 && first) {
       // Measured in a microtask, not now: the page's MutationObservers (feed.js gives new items
       // their relative times) run first, since their microtask was queued by the insertion, so
       // the items' height is final. Still before the next paint: nothing visibly jumps.

@@ -27,7 +27,7 @@ export function pagePosition(data) {
  * @returns {string}
  */
 export function sinceParam(position) {
-  return position.epoch ? `${position.epoch}-${position.version}` : String(position.version)
+  return position.epoch ? `${position.epoch}-${position.version}` : `${position.version}`
 }
 
 /**

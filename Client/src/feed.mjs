@@ -38,9 +38,9 @@ const observer = new MutationObserver(records => {
   // Items a refresh or the pill inserted at the top are marked new for a few seconds.
   markNewItems(records)
   // A refresh reached the server ("Last updated" moved): the network is back.
-  if (records.some(record => record.type === 'attributes' && record.target.matches('[data-ptr-updated]'))) {
-    clearOfflineBanner()
-  }
+  const updatedMoved = record =>
+    record.type === 'attributes' && record.target.matches('[data-ptr-updated]')
+  if (records.some(updatedMoved)) clearOfflineBanner()
 })
 // Only the lists' own children: the times' text, written by renderTimes, is not watched, so
 // rendering never wakes the observer again.

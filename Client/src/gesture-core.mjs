@@ -153,7 +153,6 @@ export function createCore(options = {}) {
   function refresh(source) {
     return new Promise(resolve => {
       if (isBusy()) return resolve(false)
-      timers.clearTimeout(stateTimer)
       tracking = false
       const ticket = ++generation
       const controller = new AbortController()
@@ -161,7 +160,7 @@ export function createCore(options = {}) {
       const finish = (ok, info) => {
         if (ticket !== generation) return
         generation++
-        timers.clearTimeout(watchdog)
+        timers.clearTimeout(stateTimer) // the watchdog
         // After a 429/503 the server says when to come back (Retry-After, in seconds).
         cooldownUntil = now() + (ok ? o.cooldown : info?.retryAfter * 1000 || 0)
         setState(ok ? 'done' : 'error', o.hold, info)
@@ -169,9 +168,10 @@ export function createCore(options = {}) {
         resolve(ok)
       }
 
-      // The watchdog: whatever onRefresh does (a request the network never answers, a promise
-      // that never settles), the spinner cannot stay forever. The signal tells onRefresh to stop.
-      const watchdog = timers.setTimeout(() => {
+      // The watchdog, the pending state change while refreshing: whatever onRefresh does (a
+      // request the network never answers, a promise that never settles), the spinner cannot
+      // stay forever. The signal tells onRefresh to stop.
+      later(() => {
         controller.abort()
         finish(false, { code: 'timeout' })
       }, o.timeout)

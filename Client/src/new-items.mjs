@@ -13,7 +13,9 @@ export const NEW_ITEM_MS = 6000
  * @param {MutationRecord} record
  */
 export function insertedAtTop(record) {
-  return record.type === 'childList' && record.previousSibling === null && record.addedNodes.length > 0
+  return (
+    record.type === 'childList' && record.previousSibling === null && record.addedNodes.length > 0
+  )
 }
 
 /**

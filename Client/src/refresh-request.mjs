@@ -35,15 +35,12 @@
 export async function requestNewItems(endpoint, since, signal, method) {
   const url = new URL(endpoint, location.href)
   url.searchParams.set('since', since)
-  let response
-  try {
-    const init = { method: method || 'POST', headers: { Accept: 'text/html' }, signal }
-    response = await fetch(url, init)
-  } catch (error) {
+  const init = { method: method || 'POST', headers: { Accept: 'text/html' }, signal }
+  const response = await fetch(url, init).catch(error => {
     // fetch rejects only when no answer arrived at all. Say "offline" when that is why, so the
     // reader knows it is their connection and not the server.
     throw { code: navigator.onLine ? error.name : 'offline' }
-  }
+  })
   const status = response.status
   const header = name => response.headers.get(name)
   if (status === 429 || status === 503) {

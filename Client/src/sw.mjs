@@ -58,9 +58,10 @@ self.addEventListener('install', event => {
       .open(CACHE)
       // `reload` skips the HTTP cache: the files of this deployment, not of the previous one.
       // The page too, so the visit that installed the worker already leaves a copy to show.
-      .then(cache =>
-        cache.addAll(['/', ...STATIC_FILES, ...APP_FILES].map(url => new Request(url, { cache: 'reload' }))),
-      )
+      .then(cache => {
+        const files = ['/', ...STATIC_FILES, ...APP_FILES]
+        return cache.addAll(files.map(url => new Request(url, { cache: 'reload' })))
+      })
       .then(() => self.skipWaiting()),
   )
 })

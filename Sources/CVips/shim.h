@@ -120,7 +120,9 @@ static inline VipsImage *pullrefresh_vips_strip_copy(VipsImage *in) {
     return copy;
 }
 
-/* Savers; free *buf with g_free. */
+/* Savers; free *buf with g_free. webpsave in 8.14.1 still writes an EXIF chunk it builds from
+   the header (orientation, resolution: 186 bytes) into a stripped copy: the Images module drops
+   it from the RIFF container after the save (WebPMetadata.swift). */
 static inline int pullrefresh_vips_webp(VipsImage *in, int quality, void **buf, size_t *len) {
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
 }

@@ -43,7 +43,6 @@ final class FeedEntryCollector: XMLEventHandler {
     private(set) var entries: [UpstreamEntry] = []
     /// Set when the document must be refused whatever else it holds.
     private(set) var refusal: UpstreamError?
-    private var isAtom03 = false
     private var inEntry = false
     /// The elements open inside the current entry, innermost last.
     private var open: [XMLName] = []
@@ -51,6 +50,8 @@ final class FeedEntryCollector: XMLEventHandler {
     private var entryAttributes: [XMLAttribute] = []
     private var atomLink: String?
     private var images: [ImageSource: String] = [:]
+    /// The entry's first enclosure (any type), for a title when it has none.
+    private var enclosure: String?
     /// The field being read, and how many elements were open inside the entry when it started.
     private var current: (key: Key, attributes: [XMLAttribute], depth: Int)?
     private var text = ""
@@ -155,12 +156,8 @@ final class FeedEntryCollector: XMLEventHandler {
         root = name
         switch (vocabulary, name.local) {
         case (.rss, "rss"), (.rdf, "RDF"): format = .rss
-        case (.atom, "feed"), (.rss, "feed"):
+        case (.atom, "feed"), (.rss, "feed"), (.atom03, "feed"):
             format = .atom
-            isAtom03 = attributes.value(of: "version") == "0.3"
-        case (.atom03, "feed"):
-            format = .atom
-            isAtom03 = true
         default: format = nil
         }
     }
@@ -180,12 +177,23 @@ final class FeedEntryCollector: XMLEventHandler {
         entryAttributes = attributes
         atomLink = nil
         images = [:]
+        enclosure = nil
         current = nil
         text = ""
     }
 
     private func noteImage(_ name: XMLName, vocabulary: FeedVocabulary, attributes: [XMLAttribute]) {
         let type = attributes.value(of: "type")?.lowercased() ?? ""
+        if enclosure == nil {
+            switch (vocabulary, name.local) {
+            case (.rss, "enclosure") where format == .rss: enclosure = attributes.value(of: "url")
+            case (.atom, "link"), (.atom03, "link"), (.rss, "link"):
+                if format == .atom, attributes.value(of: "rel") == "enclosure" {
+                    enclosure = attributes.value(of: "href")
+                }
+            default: break
+            }
+        }
         let found: (ImageSource, String?)?
         switch (vocabulary, name.local) {
         case (.media, "thumbnail"):
@@ -249,7 +257,7 @@ final class FeedEntryCollector: XMLEventHandler {
         guard head.popLast() != nil else { return }
         guard let field = headField, field.depth == head.count else { return }
         headField = nil
-        let value = headText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = PlainText.trimmed(headText)
         headText = ""
         switch field.local {
         case "title" where hints.title == nil:
@@ -284,12 +292,18 @@ final class FeedEntryCollector: XMLEventHandler {
     }
 
     private func rssEntry() -> UpstreamEntry? {
-        // <link>, else a permalink <guid> (isPermaLink defaults to true) that is an absolute
-        // http(s) URL: a bare GUID is not resolved against the feed as a path.
+        // <link>, else a permalink <guid>: one marked isPermaLink="true" is resolved against the
+        // feed's address; one without the attribute (which defaults to true) only counts when
+        // it is an absolute http(s) URL, since a bare GUID is not meant as a path.
         let guidField = fields[Key(vocabulary: .rss, local: "guid")]
-        let guid = guidField?.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let isPermaLink = guidField?.attributes.value(of: "isPermaLink") != "false"
-        let permalink = isPermaLink ? guid.flatMap { ItemLink.isSafe($0) ? $0 : nil } : nil
+        let guid = guidField.map { PlainText.trimmed($0.text) }
+        let permaLinkAttribute = guidField?.attributes.value(of: "isPermaLink")?.lowercased()
+        let permalink: String? =
+            switch permaLinkAttribute {
+            case "false": nil
+            case "true": guid.flatMap { FeedEntries.absoluteLink($0, base: base) }
+            default: guid.flatMap { ItemLink.isSafe($0) ? $0 : nil }
+            }
         let body =
             text(.content, "encoded", as: .html, limit: FeedEntries.maxBody)
             ?? text(.rss, "description", as: .html, limit: FeedEntries.maxBody)
@@ -337,7 +351,10 @@ final class FeedEntryCollector: XMLEventHandler {
         {
             images[.contentImage] = absolute
         }
-        guard var entry = FeedEntries.make(id: id, title: title, body: body?.text ?? "", url: url, date: date)
+        let enclosureURL = enclosure.flatMap { FeedEntries.absoluteLink($0, base: base) }
+        guard
+            var entry = FeedEntries.make(
+                id: id, title: title, body: body?.text ?? "", url: url, date: date, enclosure: enclosureURL)
         else { return nil }
         entry.image = images.min { $0.key < $1.key }?.value
         return entry
@@ -380,7 +397,8 @@ final class FeedEntryCollector: XMLEventHandler {
         case .atom:
             // Out-of-line content (`src=`) is not fetched.
             if field.attributes.value(of: "src") != nil, text.isEmpty { return nil }
-            if isAtom03, field.attributes.value(of: "mode")?.lowercased() == "base64" {
+            // `mode` is Atom 0.3's, but Atom 1.0 documents that kept it are decoded too.
+            if field.attributes.value(of: "mode")?.lowercased() == "base64" {
                 guard let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
                     return nil
                 }

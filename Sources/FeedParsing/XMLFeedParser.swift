@@ -10,7 +10,9 @@ enum XMLFeedParser {
     /// document was well-formed); `base` resolves relative links, `charset` is `Content-Type`'s.
     static func read(_ data: Data, charset: String?, base: URL) throws(UpstreamError) -> FeedReading {
         try refuseEntityDeclarations(data)
-        let (repaired, changes) = FeedRepair.repair(data)
+        // A document that declares no encoding and is not UTF-8 is converted first (detected).
+        let (readable, encodingNote) = FeedEncoding.readable(data, charset: charset)
+        let (repaired, changes) = FeedRepair.repair(readable)
         let collector = FeedEntryCollector(base: base)
         let report = XMLStreamReader.read(repaired, charset: charset, into: collector)
         if let refusal = collector.refusal { throw refusal }
@@ -28,7 +30,7 @@ enum XMLFeedParser {
             throw UpstreamError("the XML document is neither RSS nor Atom (root <\(root.local)>)")
         }
         collector.finishOpenEntry()
-        let notes = [changes.summary, report.summary].compactMap { $0 }
+        let notes = [encodingNote, changes.summary, report.summary].compactMap { $0 }
         return FeedReading(
             entries: collector.entries, recovered: notes.isEmpty ? nil : notes.joined(separator: "; "),
             hints: collector.hints.normalized())
@@ -41,7 +43,25 @@ enum XMLFeedParser {
         if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.contains(0) {
             throw UpstreamError("the feed is UTF-16 or UTF-32 XML, which is not supported")
         }
-        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+        // memchr to each `<`: Foundation's Data.range(of:) cost a tenth of a feed's parse.
+        let pattern = Array("<!ENTITY".utf8)
+        let declaresEntities = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index + pattern.count <= bytes.count,
+                let found = memchr(raw.baseAddress! + index, 0x3C, bytes.count - index)
+            {
+                index = raw.baseAddress!.distance(to: found)
+                if index + pattern.count <= bytes.count,
+                    bytes[index..<(index + pattern.count)].elementsEqual(pattern)
+                {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+        if declaresEntities {
             throw UpstreamError("the feed declares XML entities (<!ENTITY>), which are refused")
         }
     }

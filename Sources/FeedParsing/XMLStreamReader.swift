@@ -1,8 +1,9 @@
 import CLibXML2
 public import Foundation
 
-/// A lenient, namespace-aware XML reader over libxml2's SAX2 push parser: the only code (with
-/// ``PlainText``) that sees libxml2's pointers.
+/// A lenient, namespace-aware XML reader over libxml2's SAX2 push parser: the only code that
+/// sees libxml2's pointers (``FeedRepair`` and ``HTMLTextScanner`` only look names up in its
+/// HTML entity table).
 ///
 /// Chosen for hostile input (see docs/feeds.md): `RECOVER` keeps reading past errors such as a
 /// bare `&` or an undeclared prefix; `NONET` keeps the parser off the network; no callback
@@ -82,19 +83,7 @@ public enum XMLStreamReader {
 
     /// The encoder for `charset`, when the document has no BOM and no declared encoding.
     private static func forcedEncoder(_ charset: String, for data: Data) -> xmlCharEncodingHandlerPtr? {
-        let head = data.prefix(256)
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) || head.starts(with: [0xFE, 0xFF])
-            || head.starts(with: [0xFF, 0xFE])
-        {
-            return nil
-        }
-        let prolog = String(decoding: head, as: UTF8.self)
-        if prolog.hasPrefix("<?xml"), let end = prolog.range(of: "?>"),
-            prolog[..<end.lowerBound].contains("encoding")
-        {
-            return nil
-        }
-        guard !charset.isEmpty else { return nil }
+        guard !charset.isEmpty, !FeedEncoding.isDeclared(in: data) else { return nil }
         return xmlFindCharEncodingHandler(charset)
     }
 

@@ -9,10 +9,11 @@ import CVips
 /// - The crop is the centre of the picture, to the slot's square: predictable, and costs
 ///   nothing more than the resize ("attention" crop reads the whole image to choose, and feed
 ///   pictures are mostly composed around their middle).
-/// - EXIF orientation is applied; EXIF, XMP, IPTC and ICC data are dropped; animations give
-///   their first frame. Pixels are not colour-managed: libvips 8.14.1's ICC transform
-///   overflows the heap on a crafted GIF found by fuzzing (see `Sources/CVips/shim.h`), so a
-///   wide-gamut photo shows slightly less saturated than its original.
+/// - EXIF orientation is applied; EXIF, XMP, IPTC and ICC data are dropped (from WebP after the
+///   save: ``WebPMetadata``); animations give their first frame. Pixels are not colour-managed:
+///   libvips 8.14.1's ICC transform overflows the heap on a crafted GIF found by fuzzing (see
+///   `Sources/CVips/shim.h`), so a wide-gamut photo shows slightly less saturated than its
+///   original.
 /// - Truncated or corrupt input is an error (`fail_on=truncated`), not a grey picture.
 ///
 /// Calls block on CPU for a few to tens of milliseconds: run them off Swift's cooperative pool.
@@ -86,7 +87,9 @@ public struct Thumbnailer: Sendable {
             // The decode runs inside the save, so a truncated original fails here.
             throw .undecodable(ImageLibrary.takeError())
         }
-        let encoded = [UInt8](UnsafeRawBufferPointer(start: output, count: length))
+        var encoded = [UInt8](UnsafeRawBufferPointer(start: output, count: length))
+        // webpsave adds an EXIF chunk whatever "strip" says (see ``WebPMetadata``).
+        if format == .webp { encoded = WebPMetadata.removing(from: encoded) }
         return Thumbnail(
             bytes: encoded, format: format, width: Int(vips_image_get_width(stripped)),
             height: Int(vips_image_get_height(stripped)))

@@ -1,11 +1,17 @@
 import Feed
+import HTTPServer
 import Synchronization
 
-/// The current snapshot's item ids → image URLs, built once per version so a thumbnail request
-/// costs a dictionary lookup, not a walk of the items.
-final class ImageIndex: Sendable {
+/// The current snapshot's item ids → image URLs, built once per store revision so a thumbnail
+/// request costs a dictionary lookup, not a walk of the items.
+///
+/// Keyed on the revision, not the version: a Redis instance that adopts a new epoch (Redis
+/// emptied and seeded again) may see a version number again with other items, or other
+/// pictures for the same ids; its revision never repeats. As ``VersionedContent`` it is what a
+/// stored thumbnail answer depends on: the picture of an id at that revision.
+final class ImageIndex: VersionedContent {
     private struct Built {
-        var version: Int
+        var revision: Int
         var images: [String: String]
     }
 
@@ -16,11 +22,14 @@ final class ImageIndex: Sendable {
         self.store = store
     }
 
-    /// The image URL of item `id` (nil when no such item or it has none), and the version read.
-    func image(of id: String) -> (url: String?, version: Int) {
-        let version = store.currentVersion
-        if let hit = built.withLock({ built in built?.version == version ? built : nil }) {
-            return (hit.images[id], version)
+    /// The store's revision: an id's picture can change only when it moves.
+    var currentVersion: Int { store.currentRevision }
+
+    /// The image URL of item `id` (nil when no such item or it has none), and the revision read.
+    func image(of id: String) -> (url: String?, revision: Int) {
+        let revision = store.currentRevision
+        if let hit = built.withLock({ built in built?.revision == revision ? built : nil }) {
+            return (hit.images[id], revision)
         }
         let snapshot = store.current
         var images: [String: String] = [:]
@@ -28,10 +37,10 @@ final class ImageIndex: Sendable {
             if let image = entry.item.image { images[entry.item.id] = image }
         }
         built.withLock { built in
-            if (built?.version ?? -1) < snapshot.version {
-                built = Built(version: snapshot.version, images: images)
+            if (built?.revision ?? -1) < snapshot.revision {
+                built = Built(revision: snapshot.revision, images: images)
             }
         }
-        return (images[id], snapshot.version)
+        return (images[id], snapshot.revision)
     }
 }

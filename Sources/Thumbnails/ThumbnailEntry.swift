@@ -27,7 +27,8 @@ final class ThumbnailEntry: Sendable {
     }
 
     /// The `304` when `If-None-Match` names this entry's ETag, else the `200`; storable by the
-    /// server while `content` stays at `version` (the item's image URL is read at a version).
+    /// server while `content` stays at `version` (the item's image URL is read at a revision of
+    /// the store: see ``ImageIndex``).
     func response(ifNoneMatch: String?, content: any VersionedContent, version: Int) -> Response {
         let chosen = ifNoneMatch.map { ConditionalRequest.matches($0, etag: etag) } == true ? notModified : ok
         return chosen.reusable(while: content, isAt: version)

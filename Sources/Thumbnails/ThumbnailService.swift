@@ -18,7 +18,6 @@ import Synchronization
 public final class ThumbnailService: Sendable {
     private typealias Outcome = Result<ThumbnailEntry, HTTPError>
 
-    private let store: any FeedBackend
     private let fetcher: ImageFetcher
     private let thumbnailer: Thumbnailer
     private let logger: Logger
@@ -43,7 +42,6 @@ public final class ThumbnailService: Sendable {
         thumbnailer: Thumbnailer = Thumbnailer(), logger: Logger = Logger(), metrics: MetricsRegistry? = nil,
         failureTTL: Duration = .seconds(60)
     ) {
-        self.store = store
         self.fetcher = fetcher
         self.widths = widths
         self.thumbnailer = thumbnailer
@@ -74,7 +72,7 @@ public final class ThumbnailService: Sendable {
             throw HTTPError.badRequest(
                 "Query parameter 'w' must be one of \(allowed).", code: "invalid_width")
         }
-        let (found, version) = index.image(of: id)
+        let (found, revision) = index.image(of: id)
         guard let imageURL = found else { throw HTTPError.notFound("No item with that id has an image.") }
         let key = ThumbnailKey(
             imageURL: imageURL, width: width, format: Self.format(accept: request.headers["Accept"]))
@@ -87,8 +85,7 @@ public final class ThumbnailService: Sendable {
             entry = try await shared(key).get()
         }
         return entry.response(
-            ifNoneMatch: request.headers["If-None-Match"], content: StoreVersion(store: store),
-            version: version)
+            ifNoneMatch: request.headers["If-None-Match"], content: index, version: revision)
     }
 
     /// WebP when `Accept` names `image/webp` (every current browser does for images), else

@@ -27,7 +27,11 @@ enum ServeCommand {
             return fail("\(error.message) (see --help)", status: 2)
         }
         if config.showHelp {
-            FileHandle.standardOutput.write(Data((Configuration.usage + "\n").utf8))
+            FileHandle.standardOutput.write(Data((FlagHelp.text() + "\n").utf8))
+            return 0
+        }
+        if config.showMarkdown {
+            FileHandle.standardOutput.write(Data(FlagHelp.markdown().utf8))
             return 0
         }
         if config.showVersion {

@@ -186,9 +186,11 @@ struct ProcessTests {
                 "href=\"http://127.0.0.1:\(upstream.port)/e/1\" rel=\"noopener\">Entry 1 &amp; more"))
         let refreshed = try JSONSerialization.jsonObject(with: Data(responses[1].body)) as? [String: Any]
         #expect((refreshed?["added"] as? [[String: Any]])?.map { $0["id"] as? String } == ["\(key):g2"])
+        let epoch = try #require(refreshed?["epoch"] as? String)
         #expect(
             responses[2].text
-                == "{\"status\":\"ok\",\"version\":2,\"source\":{\"ok\":true},\"sources\":{\"ok\":1,\"failing\":[]}}"
+                == "{\"status\":\"ok\",\"version\":2,\"epoch\":\"\(epoch)\",\"source\":{\"ok\":true},"
+                + "\"sources\":{\"ok\":1,\"failing\":[]}}"
         )
         #expect(try await RawConnection.offPool { server.stop() } == 0)
         await upstream.shutdown()
@@ -214,9 +216,11 @@ struct ProcessTests {
                 "GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n",
             ])
         #expect(responses[0].status == 200 && responses[1].status == 200)
+        let items = try JSONSerialization.jsonObject(with: Data(responses[3].body)) as? [String: Any]
+        let epoch = try #require(items?["epoch"] as? String)
         #expect(
             responses[2].text
-                == "{\"status\":\"ok\",\"version\":3,\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"},"
+                == "{\"status\":\"ok\",\"version\":3,\"epoch\":\"\(epoch)\",\"source\":{\"ok\":true,\"recovered\":\"escaped 3 bare \\\"&\\\"\"},"
                 + "\"sources\":{\"ok\":1,\"failing\":[]}}"
         )
         #expect(responses[3].text.contains("\"title\":\"Fish & chips 3\""))

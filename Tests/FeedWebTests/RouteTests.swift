@@ -262,6 +262,11 @@ struct RouteTests {
         let health = try Fixtures.json(try await get("/healthz"))
         #expect(health["status"] as? String == "ok")
         #expect(health["version"] as? Int == 1)
+        // Like every other answer, the version with the epoch it counts in: a number alone may
+        // repeat when a cluster begins a new epoch.
+        #expect(health["epoch"] as? String == app.store.current.position.tag)
+        let items = try Fixtures.json(try await get("/api/items"))
+        #expect(health["epoch"] as? String == items["epoch"] as? String)
         let spec = try Fixtures.json(try await get("/api/openapi.json"))
         #expect(spec["openapi"] as? String == "3.1.0")
         let paths = try #require(spec["paths"] as? [String: Any])

@@ -85,6 +85,26 @@ import Testing
         #expect(Self.contains(rotated, "Planted Artist"), "the fixture carries the tag")
     }
 
+    @Test("a WebP thumbnail is image data only: no EXIF or XMP chunk, and VP8X announces none")
+    func webpWithoutMetadata() async throws {
+        // libvips 8.14's webpsave writes an EXIF chunk (orientation, resolution, an Exif IFD) it
+        // builds from the image's header fields, whatever "strip" says and even with every
+        // metadata field removed; the JPEG and AVIF savers honour "strip".
+        for name in ["rotated.jpg", "photo.jpg", "photo.png", "photo.webp"] {
+            let thumbnail = try await made(try await ImageFixtures.bytes(name), side: 160, format: .webp)
+                .get()
+            let container = try #require(RIFFChunks(thumbnail.bytes), "\(name): not a RIFF WEBP file")
+            #expect(
+                !container.codes.contains { ["EXIF", "XMP ", "ICCP"].contains($0) },
+                "\(name): chunks \(container.codes)")
+            let metadataFlags = RIFFChunks.exifFlag | RIFFChunks.xmpFlag | RIFFChunks.iccFlag
+            #expect((container.extendedFlags ?? 0) & metadataFlags == 0, "\(name): VP8X flags")
+            #expect(container.codes.contains { $0 == "VP8 " || $0 == "VP8L" }, "\(name): no image chunk")
+            // Still a picture libvips reads back at its size.
+            #expect(try header(thumbnail.bytes).width == 160)
+        }
+    }
+
     static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
         let needle = Array(text.utf8)
         guard bytes.count >= needle.count else { return false }

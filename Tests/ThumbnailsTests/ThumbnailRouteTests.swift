@@ -21,12 +21,11 @@ import Thumbnails
 
         /// `images` maps item ids to image-host paths (nil: an item without an image);
         /// `storedResponses` as the server's option (0: every request reaches the service).
-        init(
+        convenience init(
             _ images: [String: String?], policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20,
             storedResponses: Int = 64
         ) async throws {
-            host = try await ImageHost.running()
-            let host = host
+            let host = try await ImageHost.running()
             let items = images.enumerated().map { index, pair in
                 FeedItem(
                     id: pair.key, title: "item \(index)", body: "",
@@ -35,6 +34,17 @@ import Thumbnails
             }
             let store = FeedStore(
                 initial: items, source: Unchanging(items: items), delay: .zero, maxItems: 100)
+            try self.init(
+                store: store, host: host, policy: policy, cacheBytes: cacheBytes,
+                storedResponses: storedResponses)
+        }
+
+        /// The route over `store`, whose items' pictures live on `host`.
+        init(
+            store: any FeedBackend, host: ImageHost, policy: AddressPolicy = .any, cacheBytes: Int = 32 << 20,
+            storedResponses: Int = 64
+        ) throws {
+            self.host = host
             metrics = MetricsRegistry()
             service = ThumbnailService(
                 store: store,
@@ -200,6 +210,36 @@ import Thumbnails
         // The first is made (deferred: fetch and resize), the next three are the stored answer.
         #expect(harness.metrics.exposition().contains("pullrefresh_http_stored_responses_total 3\n"))
         #expect(try await harness.host.requests(for: "/f/photo.jpg?t=stored") == 1)
+        await harness.server.shutdown()
+    }
+
+    @Test("a new epoch whose version number repeats: the item's new picture, not the old one")
+    func newEpochRepeatingAVersion() async throws {
+        // A Redis instance adopting a new epoch (Redis emptied and seeded again) may see version 1
+        // again, with other content for the same item id: the index of pictures and the stored
+        // answers must follow the store's revision, which never repeats, not its version.
+        let host = try await ImageHost.running()
+        func items(_ path: String) -> [FeedItem] {
+            [
+                FeedItem(
+                    id: "a", title: "a", body: "", createdAt: Date(timeIntervalSince1970: 0),
+                    image: host.url(path).absoluteString)
+            ]
+        }
+        let store = EpochStore(epoch: 1_000_000, version: 1, items: items("/f/halves.jpg?t=epoch"))
+        let harness = try Harness(store: store, host: host)
+        let before = try await harness.get("/img/a?w=160", accept: "image/webp")
+        #expect(before.status == 200)
+        // Repeated within the epoch: the stored answer, the same picture.
+        #expect(try await harness.get("/img/a?w=160", accept: "image/webp").body == before.body)
+        store.adopt(epoch: 2_000_000, version: 1, items: items("/f/photo.jpg?t=epoch"))
+        let after = try await harness.get("/img/a?w=160", accept: "image/webp")
+        #expect(after.status == 200)
+        #expect(try await host.requests(for: "/f/photo.jpg?t=epoch") == 1, "the new picture was fetched")
+        #expect(after.header("ETag") != before.header("ETag"))
+        #expect(after.body != before.body, "version 1 of the new epoch answered with the old picture")
+        // Still version 1, now of the new epoch: its own picture again on the next request.
+        #expect(try await harness.get("/img/a?w=160", accept: "image/webp").body == after.body)
         await harness.server.shutdown()
     }
 }

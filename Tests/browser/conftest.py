@@ -11,20 +11,19 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 import zipfile
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-from cdp import Page, launch_chromium  # noqa: E402
+from harness import ROOT
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
+from harness.server import Server, repository_flags
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARTIFACTS = os.path.join(HERE, "artifacts")
 CACHE = os.path.join(HERE, ".cache")
@@ -48,19 +47,6 @@ def _make_test_certificate():
 TEST_CERTIFICATE = _make_test_certificate() if OVER_TLS else None
 
 
-def _binary(env, default, names=()):
-    path = os.environ.get(env) or default
-    if not os.path.isabs(path):
-        path = os.path.join(ROOT, path)
-    if os.path.exists(path):
-        return path
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 # --- the browser ------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def browser():
@@ -69,17 +55,13 @@ def browser():
 
 
 # --- the server -------------------------------------------------------------------------
-def _read_text(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return f.read()
+class FeedServer(Server):
+    """A running pullrefresh (harness/server.py) with its --data file (when given items) and
+    its stdout: the startup line, and with access_log=True one line a request."""
 
-
-class Server:
-    """A running pullrefresh: its URL, its --data file (when given items), and its stdout in a
-    file: the startup line, and with access_log=True one line a request."""
-
-    def __init__(self, proc, url, data, stdout_path):
-        self.proc, self.url, self.data, self.stdout_path = proc, url, data, stdout_path
+    def __init__(self, *args, data, folder):
+        super().__init__(*args, folder=folder)
+        self.data = data
 
     def write_data(self, items=None, raw=None):
         """Rewrite the --data file (re-read by the server on each reload)."""
@@ -87,7 +69,7 @@ class Server:
             f.write(raw if raw is not None else json.dumps({"items": items}))
 
     def access_log(self):
-        return _read_text(self.stdout_path)
+        return self.out_text()
 
     def access_lines(self, method, path_prefix):
         """The access-log lines of requests `method path_prefix…` so far (needs access_log=True)."""
@@ -113,18 +95,15 @@ def make_items(n, start=1):
 @pytest.fixture
 def server(tmp_path):
     """Factory: server(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False,
-    extra_args=()) -> Server; extra_args are more flags (e.g. --allow-private-images). items=list uses a --data file; source=URL a real upstream (--source); heartbeat
-    the event streams' --heartbeat (e.g. "1s"); access_log=True keeps the access log (instead of
-    --quiet) for Server.access_lines. Over HTTPS when PTR_BROWSER_TLS=1."""
-    bin_path = _binary("PULLREFRESH_BIN", ".build/debug/pullrefresh")
-    if not bin_path:
-        pytest.fail("server binary not found: run `swift build` or set PULLREFRESH_BIN")
+    extra_args=()) -> FeedServer; extra_args are more flags (e.g. --allow-private-images).
+    items=list uses a --data file; source=URL a real upstream (--source); heartbeat the event
+    streams' --heartbeat (e.g. "1s"); access_log=True keeps the access log (instead of --quiet)
+    for FeedServer.access_lines. Over HTTPS when PTR_BROWSER_TLS=1."""
     started = []
 
     def start(reload_delay=0.3, items=None, source=None, heartbeat=None, access_log=False, extra_args=()):
         n = len(started)
-        args = [bin_path, "--port", "0", "--reload-delay", str(reload_delay), "--seed", "1",
-                "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")]
+        args = ["--port", "0", "--reload-delay", str(reload_delay), "--seed", "1", *repository_flags()]
         if not access_log:
             args.append("--quiet")
         data = None
@@ -140,80 +119,14 @@ def server(tmp_path):
         args += list(extra_args)
         if TEST_CERTIFICATE:
             args += ["--tls-cert", TEST_CERTIFICATE[0], "--tls-key", TEST_CERTIFICATE[1]]
-        # stdout and stderr go to files, never to pipes nobody reads: a busy access log would
-        # fill a pipe and block the server.
-        stdout_path, stderr_path = str(tmp_path / f"server{n}.out"), str(tmp_path / f"server{n}.err")
-        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-            proc = subprocess.Popen(args, stdout=out, stderr=err, cwd=ROOT)
-        started.append(proc)
-        deadline = time.monotonic() + 20
-        while not (found := re.search(r"listening on (\S+)\n", _read_text(stdout_path))):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(f"server did not start: {_read_text(stdout_path)!r} "
-                            f"{_read_text(stderr_path)[-2000:]!r}")
-            time.sleep(0.02)
-        url = found.group(1)
-        assert url.startswith(("https" if OVER_TLS else "http") + "://127.0.0.1:"), url
-        return Server(proc, url, data, stdout_path)
+        srv = FeedServer(*args, data=data, folder=tmp_path)
+        started.append(srv)
+        assert srv.url.startswith(("https" if OVER_TLS else "http") + "://127.0.0.1:"), srv.url
+        return srv
 
     yield start
-    for proc in started:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-
-
-# --- a phone tab ------------------------------------------------------------------------
-PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
-
-
-def open_tab(browser, own_context=True):
-    """A fresh tab in its own browser context, emulating a touch phone, with Network events on.
-    own_context=False opens it in the browser's default context instead: the one profile that is
-    not off the record, which installability needs (an incognito context is `in-incognito`)."""
-    ctx = None
-    params = {"url": "about:blank"}
-    if own_context:
-        ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
-        params["browserContextId"] = ctx
-    target = browser.send("Target.createTarget", params)["targetId"]
-    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    return phone(Page(browser, ctx, target, session))
-
-
-def phone(p):
-    """Turns an attached tab into the emulated touch phone, with Page, Runtime and Network on."""
-    for domain in ("Page", "Runtime", "Network"):
-        p.send(f"{domain}.enable")
-    p.send("Emulation.setDeviceMetricsOverride", **PHONE)
-    p.send("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
-    p.send("Emulation.setEmitTouchEventsForMouse", enabled=False)
-    return p
-
-
-def close_tab(browser, p):
-    """Closes a tab from open_tab and disposes of its context."""
-    steps = [("Target.closeTarget", {"targetId": p.target_id})]
-    if p.context_id:
-        steps.append(("Target.disposeBrowserContext", {"browserContextId": p.context_id}))
-    for method, params in steps:
-        try:
-            browser.send(method, params, timeout=5)
-        except Exception:
-            pass
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh tab in its own browser context, emulating a touch phone, with Network events on."""
-    p = open_tab(browser)
-    yield p
-    close_tab(browser, p)
+    for srv in started:
+        srv.stop(5)
 
 
 @pytest.fixture

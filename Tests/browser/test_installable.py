@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from cdp import Page, launch_chromium
-from conftest import OVER_TLS, close_tab, open_tab, phone
+from conftest import OVER_TLS
+from harness.chromium import Page, close_tab, launch_chromium, open_tab, phone
 from test_live_and_offline import attach_service_worker, emulate_offline
 
 FEED = "document.getElementById('feed')"

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import close_tab, open_tab
+from harness.chromium import close_tab, open_tab
 
 FEED = "document.getElementById('feed')"
 PILL = "document.querySelector('[data-ptr-pill]')"

@@ -3,17 +3,12 @@ feeds, a new entry upstream reaches the open page through the event stream, so t
 pill appears with nobody pulling; tapping it inserts the entry with its source's title. A page of
 one source (`?source=KEY`) opens a stream of that source, whose pill counts only its entries."""
 import json
-import os
 import time
-import sys
 
 import pytest
 
-from conftest import ROOT
+from harness.upstream import RiverUpstream
 from test_live_and_offline import FEED, LIST, PILL, open_feed, wait_streams
-
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
-from river_upstream import RiverUpstream  # noqa: E402
 
 
 @pytest.fixture

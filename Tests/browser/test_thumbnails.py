@@ -2,15 +2,10 @@
 loopback server, allowed by the test-only --allow-private-images), in fixed slots so nothing
 moves when they arrive (the layout-shift PerformanceObserver sums to ~0), and no request ever
 goes to any host but the page's own."""
-import os
-import sys
-
 import pytest
 
+from harness.upstream import serve_images
 from test_pull_to_refresh import open_feed
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "images"))
-from hosting import serve_images  # noqa: E402
 
 # Installed before any page script: every layout shift from the first paint on, summed as CLS
 # counts them (shifts right after input excluded).

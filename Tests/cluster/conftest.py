@@ -1,12 +1,8 @@
 """Fixtures for the cluster suite: a fresh Redis per test and a factory for instances on it,
 all stopped by PID at the end of the test."""
-import os
-import sys
-
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-from harness import Instance, Redis  # noqa: E402
+from harness.redis import Instance, Redis
 
 
 @pytest.fixture

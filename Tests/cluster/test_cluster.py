@@ -9,13 +9,14 @@ import subprocess
 import threading
 
 import pytest
-from harness import BINARY, ROOT, Instance, free_port, wait_for
+from harness import ROOT, free_port, wait_for
+from harness.server import binary
 
 
 def run_pullrefresh(*args, env=None):
     full_env = {k: v for k, v in os.environ.items() if k not in ("PORT", "REDIS_URL")}
     full_env.update(env or {})
-    return subprocess.run([BINARY, *args], cwd=ROOT, capture_output=True, text=True, timeout=30, env=full_env)
+    return subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True, timeout=30, env=full_env)
 
 
 def lease_holder(redis):
@@ -114,7 +115,8 @@ def test_instances_share_versions_items_and_etags(redis, instances):
     wait_for(lambda: a.version() == 3, "a to learn version 3")
     items = json.loads(a.items()[1])["items"]
     assert {item["version"] for item in items} == {1, 2, 3}
-    assert a.health() == {"status": "ok", "version": 3, "redis": "connected"}
+    assert a.health() == {"status": "ok", "version": 3, "epoch": json.loads(a.items()[1])["epoch"],
+                          "redis": "connected"}
 
 
 def test_storm_of_300_refreshes_over_3_instances_runs_one_reload(redis, instances):
@@ -174,7 +176,8 @@ def test_redis_going_away_keeps_gets_and_refuses_refreshes_with_503(redis, insta
         status, page_headers, page = node.request("GET", "/")
         assert status == 200 and b"data-ptr-list" in page
     wait_for(lambda: a.health()["status"] == "degraded", "a to report degraded")
-    assert a.health() == {"status": "degraded", "version": 2, "redis": "unreachable"}
+    assert a.health() == {"status": "degraded", "version": 2, "epoch": json.loads(served)["epoch"],
+                          "redis": "unreachable"}
     status, headers, body = a.refresh(timeout=10)
     assert status == 503
     assert headers["Retry-After"].isdigit()

@@ -9,7 +9,10 @@ import subprocess
 import tempfile
 import time
 
-from harness import CutProxy, Instance, Redis, wait_for, write_items
+from harness import wait_for
+from harness.proxy import CutProxy
+from harness.redis import Instance, Redis, restart_empty_behind
+from harness.server import write_items
 
 
 def etag_of(headers):
@@ -60,13 +63,10 @@ def test_a_frozen_instance_across_an_empty_restart_never_shares_an_etag_with_oth
         a.signal(signal.SIGSTOP)
         frozen_at = time.monotonic()
         try:
-            redis.restart_empty()
-            proxy.restore()
-            wait_for(lambda: b.health()["status"] == "ok", "b to reconnect")
+            restart_empty_behind(redis, proxy, b)
             epoch = redis.get("epoch")
             assert epoch is not None and redis.get("version") == "1"
             # Past the settle window, b reloads different content: version 2 again, new epoch.
-            wait_for(lambda: redis.cli("PTTL", "pullrefresh:settle") < 0, "the settle window to end", timeout=10)
             write_items(data_b, ["Y", "start"])
             status, _, body = b.refresh()
             assert status == 200 and body["version"] == 2

@@ -1,19 +1,20 @@
 """A real pull-to-refresh in headless Chromium on a page served through nginx by two instances:
 the new items appear, and both instances serve the new version afterwards. Reuses the browser
 suite's Chromium and phone-tab fixtures (Tests/browser/conftest.py) without copying them."""
-import importlib.util
 import json
-import os
 
-from harness import ROOT, wait_for
+import pytest
+from harness import wait_for
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
 from test_nginx import nginx_pair  # noqa: F401  (fixture)
 
-_spec = importlib.util.spec_from_file_location(
-    "browser_conftest", os.path.join(ROOT, "Tests", "browser", "conftest.py"))
-_browser_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_browser_conftest)
-browser = _browser_conftest.browser
-page = _browser_conftest.page
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as cdp:
+        yield cdp
+
 
 FEED = "document.getElementById('feed')"
 

@@ -4,16 +4,15 @@ in Redis. Also the command line's OPML errors."""
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
-from harness import BINARY, PREFIX, ROOT, wait_for
-
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "Upstreams"))
-from river_upstream import RiverUpstream  # noqa: E402
+from harness import ROOT, wait_for
+from harness.redis import PREFIX
+from harness.server import binary
+from harness.upstream import RiverUpstream
 
 
 @pytest.fixture
@@ -70,7 +69,7 @@ def key_of(instance, name):
 
 
 def run(*args):
-    return subprocess.run([BINARY, "--port", "0", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    return subprocess.run([binary(), "--port", "0", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
 
 
 @pytest.mark.parametrize("document, reason", [

@@ -1,26 +1,23 @@
 """Fixtures for the Gecko suite: one headless Firefox ESR for the session (gecko_driver.py), a
-real PullRefresh server per test with its access log (the WebKit suite's fixture, reused: the
-refreshes are counted on the server), and every test bounded in time.
+real PullRefresh server per test with its access log (the shared harness's, as the WebKit suite
+uses it: the refreshes are counted on the server), and every test bounded in time.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh), FIREFOX (browser binary).
 """
-import importlib.util
-import os
-import sys
-
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from gecko_driver import Firefox  # noqa: E402
+from gecko_driver import Firefox
+from harness import deadline
+from harness.fixtures import access_log_servers  # noqa: F401  (the `server` fixture)
 
-# The WebKit suite's server factory and per-test deadline, loaded under a name of their own.
-_spec = importlib.util.spec_from_file_location(
-    "webkit_conftest", os.path.join(HERE, "..", "webkit", "conftest.py"))
-_webkit = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_webkit)
-server = _webkit.server
-test_deadline = _webkit.test_deadline
+# Every wait in the suite has its own deadline; this bounds a test that hangs anyway.
+TEST_TIMEOUT_SECONDS = 90
+
+
+@pytest.fixture(autouse=True)
+def test_deadline():
+    with deadline(TEST_TIMEOUT_SECONDS):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -17,14 +17,11 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
+from harness import wait_for_script
 from marionette_driver.marionette import Marionette
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "webkit"))
-from webkit_driver import WebKitBrowser  # noqa: E402  (its page poll, which needs only eval_js)
 
 PREFS = {
     "marionette.port": 0,
@@ -129,9 +126,10 @@ class Firefox:
         """An expression evaluated in the page's own world (not through Xrays)."""
         return self.marionette.execute_script(f"return ({expression});", sandbox=None)
 
-    # Polls a JS expression until it is truthy, failing after `timeout` seconds: the WebKit
-    # driver's, shared rather than copied.
-    wait_for = WebKitBrowser.wait_for
+    def wait_for(self, expression, timeout=10, what=None):
+        """Polls a JS expression until it is truthy, failing after `timeout` seconds (the
+        harness's page poll, which the WebKit driver uses too)."""
+        return wait_for_script(self.eval_js, expression, timeout, what)
 
     # --- touch -----------------------------------------------------------------------------
     def drag(self, path, x, ys, hold_ms=100, end="touchend"):

@@ -1,37 +1,18 @@
 """Fixtures for the operations suite: test certificates made by openssl, real pullrefresh
-processes (port 0 on 127.0.0.1, stopped by PID), free ports, and HTTPS/HTTP clients.
+processes (the shared harness: port 0 on 127.0.0.1, stopped by PID) and HTTPS/HTTP clients.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
 """
 import http.client
 import json
 import os
-import select
-import signal
-import socket
 import ssl
 import subprocess
-import threading
-import time
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-def binary():
-    path = os.environ.get("PULLREFRESH_BIN") or os.path.join(ROOT, ".build", "debug", "pullrefresh")
-    if not os.path.isabs(path):
-        path = os.path.join(ROOT, path)
-    if not os.path.exists(path):
-        pytest.fail(f"server binary not found at {path}: run `swift build` or set PULLREFRESH_BIN")
-    return path
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from harness.server import Server, repository_flags
+from harness.server import run as run_binary
 
 
 def openssl(*args, cwd):
@@ -79,97 +60,26 @@ def certs(tmp_path_factory):
 
 
 # --- servers --------------------------------------------------------------------------------
-class Server:
-    """A running pullrefresh: its URL, and its stdout/stderr lines as they arrive."""
-
-    def __init__(self, proc, url):
-        self.proc, self.url = proc, url
-        self.scheme, rest = url.split("://")
-        self.port = int(rest.rsplit(":", 1)[1])
-        self.out, self.err = [], []
-        self.lock = threading.Condition()
-        for stream, sink in ((proc.stdout, self.out), (proc.stderr, self.err)):
-            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
-
-    def _pump(self, stream, sink):
-        for raw in iter(stream.readline, b""):
-            with self.lock:
-                sink.append(raw.decode("utf-8", "replace").rstrip("\n"))
-                self.lock.notify_all()
-
-    def wait_line(self, sink, predicate, timeout=10):
-        """The first line of `sink` (self.out or self.err) matching predicate; bounded wait."""
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                for line in sink:
-                    if predicate(line):
-                        return line
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"no matching line in {timeout}s; have {sink[-10:]!r}")
-                self.lock.wait(left)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-
-def read_first_line(proc, timeout=20):
-    deadline = time.monotonic() + timeout
-    line = b""
-    while b"\n" not in line:
-        left = deadline - time.monotonic()
-        if left <= 0 or proc.poll() is not None:
-            proc.kill()
-            raise AssertionError(f"server did not start: {line!r} {proc.stderr.read()[-2000:]!r}")
-        ready, _, _ = select.select([proc.stdout], [], [], left)
-        if ready:
-            chunk = os.read(proc.stdout.fileno(), 1)
-            if chunk:
-                line += chunk
-    return line.decode()
-
-
-def startup_url(line):
-    """The URL of the startup line, text (`pullrefresh listening on URL`) or JSON."""
-    text = line.strip()
-    if text.startswith("{"):
-        text = json.loads(text)["message"]
-    assert text.startswith("pullrefresh listening on "), line
-    return text.split()[-1]
-
-
 @pytest.fixture
-def server():
-    """Factory: server(*args) -> Server, on port 0 with the repository's templates."""
+def server(tmp_path):
+    """Factory: server(*args) -> Server (harness/server.py), on port 0 with the repository's
+    templates and static files."""
     started = []
 
     def start(*args, port="0"):
-        cmd = [binary(), "--port", port, "--seed", "1", "--templates", os.path.join(ROOT, "Templates"),
-               "--public", os.path.join(ROOT, "Public"), *args]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-        url = startup_url(read_first_line(proc))
-        srv = Server(proc, url)
+        srv = Server("--port", port, "--seed", "1", *repository_flags(), *args, folder=tmp_path / "servers")
         started.append(srv)
         return srv
 
     yield start
     for srv in started:
-        srv.stop()
+        srv.stop(15)
 
 
 def run(*args, timeout=20):
-    """Runs pullrefresh to completion: (status, stdout, stderr)."""
-    done = subprocess.run([binary(), "--port", "0", "--templates", os.path.join(ROOT, "Templates"),
-                           "--public", os.path.join(ROOT, "Public"), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    return done.returncode, done.stdout, done.stderr
+    """Runs pullrefresh to completion on port 0 with the repository's files: (status, stdout,
+    stderr)."""
+    return run_binary("--port", "0", *repository_flags(), *args, timeout=timeout)
 
 
 # --- clients --------------------------------------------------------------------------------
@@ -190,7 +100,7 @@ class Reply:
 
 def request(srv_or_url, method, path, body=None, headers=None, context=None, timeout=15):
     """One request on a fresh connection (http.client), over TLS when the URL is https."""
-    url = srv_or_url.url if isinstance(srv_or_url, Server) else srv_or_url
+    url = srv_or_url if isinstance(srv_or_url, str) else srv_or_url.url
     scheme, rest = url.split("://")
     host, port = rest.rsplit(":", 1)
     if scheme == "https":

@@ -1,18 +1,10 @@
 """Smoke test of the page over HTTPS in headless Chromium (test certificate, so
 --ignore-certificate-errors): it loads from https://, its script and styles load, and a real
 touch pull-to-refresh (Input.dispatchTouchEvent) posts one refresh and shows new items."""
-import importlib.util
-import os
-
 import pytest
 
-# The browser suite's Chromium launcher and phone tab, reused rather than copied.
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-_spec = importlib.util.spec_from_file_location(
-    "browser_conftest", os.path.join(ROOT, "Tests", "browser", "conftest.py"))
-_browser_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_browser_conftest)
-page = _browser_conftest.page
+from harness.chromium import launch_chromium
+from harness.fixtures import phone_page  # noqa: F401  (the `page` fixture)
 
 ITEMS = "document.querySelectorAll('[data-item-id]').length"
 
@@ -20,7 +12,7 @@ ITEMS = "document.querySelectorAll('[data-item-id]').length"
 @pytest.fixture(scope="module")
 def browser():
     """Chromium that accepts the test certificate made by the `certs` fixture."""
-    with _browser_conftest.launch_chromium(["--ignore-certificate-errors"]) as cdp:
+    with launch_chromium(["--ignore-certificate-errors"]) as cdp:
         yield cdp
 
 

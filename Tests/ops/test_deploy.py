@@ -3,13 +3,14 @@ and serves the page, the API and a refresh over TLS + HTTP/2 in front of a real 
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
 
 import pytest
 
-from conftest import ROOT, binary, free_port
+from harness import ROOT, free_port
+from harness.nginx import SiteNginx
+from harness.nginx import executable as nginx_executable
+from harness.server import binary
 
 UNIT = os.path.join(ROOT, "deploy", "pullrefresh.service")
 SITE = os.path.join(ROOT, "deploy", "nginx", "pullrefresh.conf")
@@ -43,80 +44,14 @@ def test_systemd_unit_verifies(tmp_path):
     assert "broken.service" in done.stdout + done.stderr and "restart" in (done.stdout + done.stderr).lower()
 
 
-class Nginx:
-    def __init__(self, folder, certs, upstream_port):
-        self.dir = str(folder)
-        self.https_port, self.http_port = free_port(), free_port()
-        site = open(SITE).read()
-        site = site.replace("127.0.0.1:8080", f"127.0.0.1:{upstream_port}")
-        site = site.replace("/etc/ssl/certs/pullrefresh.pem", certs.cert)
-        site = site.replace("/etc/ssl/private/pullrefresh.key", certs.key)
-        site = site.replace("listen 443 ", f"listen 127.0.0.1:{self.https_port} ")
-        site = site.replace("listen 80;", f"listen 127.0.0.1:{self.http_port};")
-        site = re.sub(r"^\s*listen \[::\].*$", "", site, flags=re.M)  # loopback IPv4 only in tests
-        site = site.replace("feed.example.org", "localhost")
-        with open(os.path.join(self.dir, "site.conf"), "w") as f:
-            f.write(site)
-        temp = lambda name: os.path.join(self.dir, name)  # noqa: E731
-        user = "user root;\n" if os.geteuid() == 0 else ""
-        main = f"""{user}worker_processes 1;
-pid {temp('nginx.pid')};
-error_log {temp('error.log')} warn;
-daemon off;
-events {{ worker_connections 256; }}
-http {{
-    include /etc/nginx/mime.types;
-    access_log {temp('access.log')};
-    client_body_temp_path {temp('body')};
-    proxy_temp_path {temp('proxy')};
-    fastcgi_temp_path {temp('fastcgi')};
-    uwsgi_temp_path {temp('uwsgi')};
-    scgi_temp_path {temp('scgi')};
-    include {temp('site.conf')};
-}}
-"""
-        self.conf = temp("nginx.conf")
-        with open(self.conf, "w") as f:
-            f.write(main)
-        self.proc = None
-
-    def command(self, *extra):
-        exe = shutil.which("nginx") or "/usr/sbin/nginx"
-        return [exe, "-p", self.dir, "-e", os.path.join(self.dir, "error.log"), "-c", self.conf, *extra]
-
-    def test(self):
-        return subprocess.run(self.command("-t"), capture_output=True, text=True, timeout=30)
-
-    def start(self):
-        self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                with __import__("socket").create_connection(("127.0.0.1", self.https_port), timeout=1):
-                    return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("nginx did not start: " + open(os.path.join(self.dir, "error.log")).read())
-                time.sleep(0.05)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful; its workers exit with the master
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-
 @pytest.fixture
 def nginx(tmp_path, certs):
-    if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
+    if not nginx_executable():
         pytest.fail("nginx not found: apt-get install nginx")
     made = []
 
     def make(upstream_port):
-        n = Nginx(tmp_path, certs, upstream_port)
+        n = SiteNginx(tmp_path, certs.cert, certs.key, upstream_port)
         made.append(n)
         return n
     yield make
@@ -173,7 +108,7 @@ def test_page_api_and_refresh_through_nginx(nginx, server, certs):
     # nginx's $request_id reaches pullrefresh, comes back, and is in pullrefresh's log.
     rid = headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", rid), rid
-    srv.wait_line(srv.out, lambda line: f'"request_id":"{rid}"' in line)
+    srv.wait_line("out", lambda line: f'"request_id":"{rid}"' in line)
 
     status, headers, body, _ = curl(certs, base + f"/api/refresh?since={listed['version']}", "-X", "POST")
     assert status == 200

@@ -13,7 +13,7 @@ GENERATED = re.compile(r"^[0-9a-f]{16}$")
 
 
 def access_line(srv, request_id):
-    line = srv.wait_line(srv.out, lambda l: f'"request_id":"{request_id}"' in l)
+    line = srv.wait_line("out", lambda l: f'"request_id":"{request_id}"' in l)
     return json.loads(line)
 
 
@@ -55,7 +55,7 @@ def test_an_unsafe_request_id_is_replaced_and_logged(server, bad):
     rid = reply.header("X-Request-Id")
     assert GENERATED.match(rid), rid
     access_line(srv, rid)
-    warning = json.loads(srv.wait_line(srv.err, lambda l: "X-Request-Id" in l))
+    warning = json.loads(srv.wait_line("err", lambda l: "X-Request-Id" in l))
     assert warning["level"] == "warning" and warning["request_id"] == rid
     assert TIME.match(warning["time"]) and "ignored X-Request-Id" in warning["message"]
 
@@ -73,7 +73,7 @@ def test_warnings_and_errors_are_json(server, tmp_path):
     data.write_text("[1, 2")
     reply = request(srv, "POST", "/api/refresh", headers={"X-Request-Id": "refresh-1"})
     assert reply.status == 502
-    warning = json.loads(srv.wait_line(srv.err, lambda l: "refresh failed" in l))
+    warning = json.loads(srv.wait_line("err", lambda l: "refresh failed" in l))
     assert set(warning) >= {"time", "level", "message"} and warning["level"] == "warning"
     assert access_line(srv, "refresh-1")["status"] == 502
     srv.stop()
@@ -84,5 +84,5 @@ def test_warnings_and_errors_are_json(server, tmp_path):
 def test_text_lines_carry_the_request_id(server):
     srv = server()
     request(srv, "GET", "/healthz", headers={"X-Request-Id": "text-7"})
-    line = srv.wait_line(srv.out, lambda l: "id=text-7" in l)
+    line = srv.wait_line("out", lambda l: "id=text-7" in l)
     assert line.startswith("GET /healthz 200 ")

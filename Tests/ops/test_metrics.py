@@ -5,17 +5,14 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 from conftest import request
+from harness.upstream import RiverUpstream
 from metrics_text import parse, value
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Fixtures", "Upstreams"))
-from river_upstream import RiverUpstream  # noqa: E402
 
 
 def scrape(srv, **kw):

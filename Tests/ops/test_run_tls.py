@@ -12,8 +12,10 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, Server, binary, read_first_line, request, startup_url
-from test_browser_https import _browser_conftest
+from conftest import request
+from harness import ROOT
+from harness.chromium import close_tab, launch_chromium, open_tab
+from harness.server import Server, binary
 
 SCRIPT = os.path.join(ROOT, "scripts", "run-tls")
 
@@ -22,14 +24,8 @@ def run_tls(folder, *args, extra_names=""):
     """Starts scripts/run-tls on 127.0.0.1, port 0: (Server, the lines it printed first)."""
     env = dict(os.environ, TLS_DIR=str(folder), HOST="127.0.0.1", PORT="0", PULLREFRESH_BIN=binary(),
                EXTRA_NAMES=extra_names)
-    proc = subprocess.Popen([SCRIPT, "--seed", "1", "--quiet", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
-    printed = []
-    while True:
-        line = read_first_line(proc, timeout=60)
-        if line.startswith("pullrefresh listening on "):
-            return Server(proc, startup_url(line)), printed
-        printed.append(line.rstrip("\n"))
+    srv = Server("--seed", "1", "--quiet", *args, program=SCRIPT, env=env, timeout=60)
+    return srv, srv.printed_before_startup()
 
 
 def openssl(*args):
@@ -109,20 +105,20 @@ def test_chromium_trusting_the_certificate_registers_the_service_worker(tls_serv
     # Trusted by its key, not by ignoring every certificate error: a certificate that is not
     # this one would still be refused.
     flags = [f"--ignore-certificate-errors-spki-list={spki_hash(str(folder / 'server.pem'))}"]
-    with _browser_conftest.launch_chromium(flags) as cdp:
-        page = _browser_conftest.open_tab(cdp)
+    with launch_chromium(flags) as cdp:
+        page = open_tab(cdp)
         try:
             page.goto(url)
             assert page.eval("location.protocol") == "https:" and page.eval("window.isSecureContext")
             page.wait_for("navigator.serviceWorker.controller !== null", 15, "the service worker to take over")
             assert page.eval("navigator.serviceWorker.controller.scriptURL") == srv.url + "/sw.js"
         finally:
-            _browser_conftest.close_tab(cdp, page)
+            close_tab(cdp, page)
     # Without the trust, the same Chromium refuses the page.
-    with _browser_conftest.launch_chromium([]) as cdp:
-        page = _browser_conftest.open_tab(cdp)
+    with launch_chromium([]) as cdp:
+        page = open_tab(cdp)
         try:
             result = page.send("Page.navigate", url=url)
             assert re.match(r"net::ERR_CERT_", result.get("errorText", "")), result
         finally:
-            _browser_conftest.close_tab(cdp, page)
+            close_tab(cdp, page)

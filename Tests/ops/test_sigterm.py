@@ -2,18 +2,15 @@
 time, the refreshes in flight when the signal came are answered (200, complete), and no
 connection ever gets a truncated response (a connection may be closed between responses, which
 a client retries, never in the middle of one)."""
-import os
 import signal
 import socket
 import subprocess
 import threading
 import time
 
-from conftest import read_first_line, startup_url
+from harness import ROOT
+from harness.server import binary, read_first_line, startup_url
 
-BINARY = os.environ.get("PULLREFRESH_BIN") or os.path.join(
-    os.path.dirname(__file__), "..", "..", ".build", "debug", "pullrefresh")
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PATHS = [b"/api/items", b"/", b"/static/app.css", b"/healthz", b"/api/items?limit=3"]
 
 
@@ -116,7 +113,7 @@ def refresh_in_flight(port):
 
 def one_round():
     proc = subprocess.Popen(
-        [BINARY, "--port", "0", "--quiet", "--reload-delay", "400ms", "--grace", "5"], cwd=ROOT,
+        [binary(), "--port", "0", "--quiet", "--reload-delay", "400ms", "--grace", "5"], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         port = int(startup_url(read_first_line(proc)).rsplit(":", 1)[1])
@@ -151,7 +148,7 @@ def test_sigterm_under_load_exits_zero_and_drains_every_time():
 
 def test_a_second_sigterm_during_the_drain_is_not_fatal():
     proc = subprocess.Popen(
-        [BINARY, "--port", "0", "--reload-delay", "1s", "--grace", "5"], cwd=ROOT,
+        [binary(), "--port", "0", "--reload-delay", "1s", "--grace", "5"], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         port = int(startup_url(read_first_line(proc)).rsplit(":", 1)[1])

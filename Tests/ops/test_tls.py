@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, request, run
+from conftest import request, run
+from harness import ROOT
 
 
 def tls_args(certs, cert=None, key=None):
@@ -74,7 +75,7 @@ def test_plain_http_to_the_tls_port_is_closed_and_service_goes_on(server, certs)
         assert received == b"" or received[0] == 0x15, received
     # Meanwhile and afterwards, real HTTPS works.
     assert request(srv, "GET", "/healthz", context=certs.context()).status == 200
-    warning = srv.wait_line(srv.err, lambda line: "libmicrohttpd" in line)
+    warning = srv.wait_line("err", lambda line: "libmicrohttpd" in line)
     assert "handshake" in warning.lower() or "tls" in warning.lower(), warning
 
 

@@ -20,13 +20,15 @@ import random
 import re
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cluster"))
-from harness import BINARY, ROOT, Redis, free_port, stop_process  # noqa: E402
+# Run as a script (not by pytest): the shared harness is found from Tests/, this file's parent.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import free_port  # noqa: E402
+from harness.redis import Redis  # noqa: E402
+from harness.server import Server  # noqa: E402
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "300"))
 ETAG = re.compile(r'"([0-9a-z]+)-v(\d+)')
@@ -47,22 +49,18 @@ class Node:
         self.start()
 
     def start(self):
-        self.proc = subprocess.Popen(
-            [BINARY, "--port", str(self.port), "--redis", self.redis_url, "--quiet", "--reload-delay", "200ms",
-             "--heartbeat", "2s", "--redis-timeout", "500ms"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline()
-        assert line.startswith("pullrefresh listening on"), line
+        self.server = Server("--port", str(self.port), "--redis", self.redis_url, "--quiet", "--reload-delay",
+                             "200ms", "--heartbeat", "2s", "--redis-timeout", "500ms")
+        self.proc = self.server.proc
         self.incarnation += 1
         self.baseline = None
 
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
-        self.proc.stdout.close()
 
     def stop(self):
-        stop_process(self.proc)
+        self.server.stop()
 
     def resources(self):
         """(RSS MB, open descriptors, threads) of the running process."""

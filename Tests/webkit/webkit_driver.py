@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 import time
 
+from harness import wait_for_script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOST_SCRIPT = os.path.join(HERE, "webview_host.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -237,14 +239,7 @@ class WebKitBrowser:
 
     def wait_for(self, expression, timeout=10, what=None):
         """Poll a JS expression until it is truthy; fail after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = self.eval_js(expression)
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout}s waiting for {what or expression}")
-            time.sleep(0.03)
+        return wait_for_script(self.eval_js, expression, timeout, what)
 
     def touch_drag(self, points, hold_ms=150, step_ms=16, release="end", timeout=20):
         """One finger: down at points[0], moved through the others every step_ms, held still

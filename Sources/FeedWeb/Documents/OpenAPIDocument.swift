@@ -138,13 +138,14 @@ enum OpenAPIDocument {
             "/healthz": {
               "get": {
                 "operationId": "health",
-                "summary": "Liveness and the current version.",
+                "summary": "Liveness and the current version with its epoch.",
                 "responses": {
                   "200": {"description": "Serving; 'degraded': reads work, refreshes cannot (Redis down).",
                     "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["status", "version"], "additionalProperties": false,
+                    "type": "object", "required": ["status", "version", "epoch"], "additionalProperties": false,
                     "properties": {"status": {"enum": ["ok", "degraded"]},
                       "version": {"type": "integer", "minimum": 1},
+                      "epoch": {"type": "string", "pattern": "^[0-9a-z]{1,12}$", "description": "The epoch the version counts in (base 36), as in every other answer."},
                       "redis": {"enum": ["connected", "unreachable"]},
                       "source": {"type": "object", "required": ["ok"], "additionalProperties": false,
                         "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},

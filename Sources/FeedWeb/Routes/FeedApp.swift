@@ -356,8 +356,12 @@ public final class FeedApp: Sendable {
         let health = store.health
         var writer = JSONWriter(capacity: 48)
         writer.raw(health.degraded ? "{\"status\":\"degraded\"" : "{\"status\":\"ok\"")
+        // The version with its epoch, from one snapshot, as every other answer names them.
+        let position = store.current.position
         writer.raw(",\"version\":")
-        writer.number(store.current.version)
+        writer.number(position.version)
+        writer.raw(",\"epoch\":")
+        writer.string(position.tag)
         for detail in health.details {
             writer.raw(",")
             writer.string(detail.name)

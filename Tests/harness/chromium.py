@@ -1,4 +1,6 @@
-"""A small Chrome DevTools Protocol client over one browser websocket (flattened sessions).
+"""Headless Chromium for the suites that drive a page (browser, ops, cluster): a small Chrome
+DevTools Protocol client over one browser websocket (flattened sessions), and the emulated
+touch phone tab. Needs websocket-client (Tests/browser/requirements.txt).
 
 Every wait is bounded: a hung page or server fails the test instead of hanging the suite.
 """
@@ -228,3 +230,43 @@ def launch_chromium(extra_args=()):
             proc.wait(5)
         log.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# --- a phone tab ------------------------------------------------------------------------
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+
+
+def open_tab(browser, own_context=True):
+    """A fresh tab in its own browser context, emulating a touch phone, with Network events on.
+    own_context=False opens it in the browser's default context instead: the one profile that is
+    not off the record, which installability needs (an incognito context is `in-incognito`)."""
+    ctx = None
+    params = {"url": "about:blank"}
+    if own_context:
+        ctx = browser.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
+        params["browserContextId"] = ctx
+    target = browser.send("Target.createTarget", params)["targetId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    return phone(Page(browser, ctx, target, session))
+
+
+def phone(p):
+    """Turns an attached tab into the emulated touch phone, with Page, Runtime and Network on."""
+    for domain in ("Page", "Runtime", "Network"):
+        p.send(f"{domain}.enable")
+    p.send("Emulation.setDeviceMetricsOverride", **PHONE)
+    p.send("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+    p.send("Emulation.setEmitTouchEventsForMouse", enabled=False)
+    return p
+
+
+def close_tab(browser, p):
+    """Closes a tab from open_tab and disposes of its context."""
+    steps = [("Target.closeTarget", {"targetId": p.target_id})]
+    if p.context_id:
+        steps.append(("Target.disposeBrowserContext", {"browserContextId": p.context_id}))
+    for method, params in steps:
+        try:
+            browser.send(method, params, timeout=5)
+        except Exception:
+            pass
