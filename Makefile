@@ -15,9 +15,10 @@ PYTHON ?= python3
 
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
-## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/).
+## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/),
+## SQLite (--database).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libuchardet-dev libvips-dev pkg-config
+  libuchardet-dev libvips-dev libsqlite3-dev pkg-config
 deps: ## Install the Debian packages the build needs (only those missing)
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -142,9 +143,12 @@ build: deps client ## Release build of the server (and the client bundles)
 build-debug: deps ## Debug build with the tests, warnings as errors
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 
-## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0").
-run: build ## Build in release mode and serve on http://127.0.0.1:8080 (PORT=, ARGS=)
-	PORT=$(PORT) .build/release/pullrefresh $(ARGS)
+## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0"), keeping the feed in
+## .data/pullrefresh.sqlite (git-ignored; DATABASE= to change or DATABASE="" for memory only).
+DATABASE ?= .data/pullrefresh.sqlite
+run: build ## Build in release mode and serve on http://127.0.0.1:8080 (PORT=, ARGS=, DATABASE=)
+	@$(if $(DATABASE),mkdir -p $(dir $(DATABASE)))
+	PORT=$(PORT) .build/release/pullrefresh $(if $(DATABASE),--database $(DATABASE)) $(ARGS)
 
 ## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
 ## headless Chromium as a 390×844 phone (scripts/screenshots.py).
@@ -214,6 +218,12 @@ contract-test: build-debug contract-deps ## The API against its OpenAPI document
 ops-test: build-debug ops-deps ## HTTPS, metrics, logs, deployment files, nginx (Tests/ops)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/ops
 
+## --database against the real binary: restart after TERM and KILL, one process per file, bad
+## files refused untouched, KILL during reloads with integrity_check, backup while serving.
+.PHONY: store-test
+store-test: build-debug ## The store of record against the real binary: restarts, locks, bad files, KILL rounds, backup (Tests/store)
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/store
+
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
 cluster-test: build-debug cluster-deps browser-deps image-test-deps ## Several instances on one redis-server: faults, storm, nginx (Tests/cluster)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
@@ -233,9 +243,10 @@ soak-test: build-debug cluster-deps ## The soak for 60 s (part of make test)
 ## Every suite: format lint, the committed client bundle is fresh and the gesture within its
 ## size budget, Swift tests (unit + live server + spec), JS unit tests (on Client/src), API
 ## contract, browser tests (Chromium and WebKit, on the bundle), operations tests (HTTPS,
-## metrics, logs, deployment), cluster tests, and the soak for 60 s. The Python suites share
+## metrics, logs, deployment), cluster tests, the store of record (--database), and the soak
+## for 60 s. The Python suites share
 ## one harness, Tests/harness (docs/testing.md).
-test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test soak-test ## Every suite (about 9 minutes); what CI runs
+test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test soak-test ## Every suite (about 9 minutes); what CI runs
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites
@@ -266,8 +277,9 @@ test-one: ## One test of any kind: make test-one T=Suite/test | T=Tests/x/test_y
 ## bench/CLUSTER.md); then thumbnails: resize CPU beside Pillow, bomb refusal, cached /img/ vs
 ## a static file, RSS with a full cache (bench/thumbnails.py → bench/THUMBNAILS.md); feed
 ## parsing: server CPU from bytes to published snapshot for a 16 MiB feed of 8,000 items beside its
-## 1 MiB cut (bench/feedparse.py → bench/FEEDPARSE.md).
-bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ (about 15 minutes)
+## 1 MiB cut (bench/feedparse.py → bench/FEEDPARSE.md); then the store of record: --database
+## against memory (bench/store.py → bench/STORE.md).
+bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ (about 20 minutes)
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/leak.py
 	$(PYTHON) bench/compression.py
@@ -278,6 +290,7 @@ bench: deps cluster-deps ## Every benchmark; writes the results files in bench/ 
 	$(PYTHON) bench/river.py
 	$(PYTHON) bench/feedparse.py
 	$(PYTHON) bench/thumbnails.py
+	$(PYTHON) bench/store.py
 
 ## ThreadSanitizer over the whole Swift suite (its own build in .build/tsan); any report fails.
 tsan: deps ## The Swift suite under ThreadSanitizer (its own build in .build/tsan)

@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "EventStreams", targets: ["EventStreams"]),
         .library(name: "Images", targets: ["Images"]),
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
+        .library(name: "Database", targets: ["Database"]),
+        .library(name: "Storage", targets: ["Storage"]),
     ],
     targets: [
         .systemLibrary(
@@ -49,6 +51,9 @@ let package = Package(
         // would add -pthread, which SwiftPM drops with a warning, and a dozen folders no public
         // libvips header uses).
         .systemLibrary(name: "CVips", pkgConfig: "glib-2.0", providers: [.apt(["libvips-dev"])]),
+        // SQLite 3.40 (libsqlite3-dev): the store of record. No pkgConfig: sqlite3.pc only adds
+        // the default include folder.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // Layer 1, base: no C, no HTTP.
         .target(name: "Logging"),
         .target(name: "Metrics"),
@@ -64,11 +69,13 @@ let package = Package(
         .target(name: "RedisClient", dependencies: ["CHiredis"]),
         .target(name: "Images", dependencies: ["CVips"]),
         .target(name: "Allocator", dependencies: ["CMalloc"]),
+        .target(name: "Database", dependencies: ["CSQLite"]),
         // Layer 3, domain.
         .target(name: "Feed", dependencies: ["Metrics"]),
         .target(
             name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
         .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"]),
+        .target(name: "Storage", dependencies: ["Database", "Feed"]),
         // Layer 4, surfaces.
         .target(name: "EventStreams", dependencies: ["HTTPServer"]),
         .target(
@@ -85,7 +92,8 @@ let package = Package(
             dependencies: [
                 "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
                 "Logging",
-                "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails",
+                "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
+                "Storage",
             ]),
         .executableTarget(
             name: "feed-bench",
@@ -117,7 +125,7 @@ let package = Package(
             name: "RiverTests",
             dependencies: [
                 "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Logging", "Mustache", "River",
-                "TestSupport",
+                "Storage", "TestSupport",
             ]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "EncodingDetectionTests", dependencies: ["EncodingDetection"]),
@@ -128,6 +136,9 @@ let package = Package(
                 "Thumbnails",
             ]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "TestSupport"]),
+        .testTarget(
+            name: "StorageTests", dependencies: ["Database", "Feed", "Storage"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),

@@ -3,7 +3,7 @@ import Foundation
 import RedisClient
 
 /// The stored form of one version: `{"version","updatedAt","entries":[{"id","title","body",
-/// "createdAt","addedIn","url"?,"image"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
+/// "createdAt","addedIn","url"?,"image"?,"updatedAt"?}]}`, dates as seconds since 1970. What Redis holds is checked like any
 /// other input: a malformed snapshot is refused with a message, never half-applied. The epoch is
 /// not part of it: it lives beside it (`prefix:epoch`, and in each channel message).
 enum SnapshotCodec {
@@ -21,6 +21,8 @@ enum SnapshotCodec {
         var addedIn: Int
         var url: String?
         var image: String?
+        /// When the item last changed in place (absent in snapshots written before it existed).
+        var updatedAt: Double?
     }
 
     static func encode(_ snapshot: FeedSnapshot) -> [UInt8] {
@@ -30,7 +32,7 @@ enum SnapshotCodec {
                 StoredEntry(
                     id: $0.item.id, title: $0.item.title, body: $0.item.body,
                     createdAt: $0.item.createdAt.timeIntervalSince1970, addedIn: $0.addedIn, url: $0.item.url,
-                    image: $0.item.image)
+                    image: $0.item.image, updatedAt: $0.item.updatedAt?.timeIntervalSince1970)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -62,7 +64,8 @@ enum SnapshotCodec {
                 FeedSnapshot.Entry(
                     item: FeedItem(
                         id: $0.id, title: $0.title, body: $0.body,
-                        createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url, image: $0.image),
+                        createdAt: Date(timeIntervalSince1970: $0.createdAt), url: $0.url, image: $0.image,
+                        updatedAt: $0.updatedAt.map(Date.init(timeIntervalSince1970:))),
                     addedIn: $0.addedIn)
             }, epoch: epoch)
     }

@@ -16,6 +16,8 @@ import Synchronization
 ///   store holds for it (found by their key), so the river's last good state of every source is
 ///   the store's snapshot itself; nothing else is stored. A reload fails only when every source
 ///   was fetched and every one failed.
+/// - **History.** A document that was read joins what the store held for its source
+///   (``SourceHistory``): items that dropped off the document stay until retention removes them.
 /// - **State.** Validators, back-off and next fetch of each source (``SourceState``) live in
 ///   this river's memory, as values; in a cluster, in a ``Feed/SourceStateStore`` (Redis:
 ///   ``useStateStore(_:)``), read at the start of each reload and written after each fetch.
@@ -61,13 +63,15 @@ public final class River: FeedSource, SourceDirectory {
     private let now: @Sendable () -> Date
     private let random: @Sendable () -> Double
     private let metrics: RiverMetrics?
+    /// How each source's items accumulate and which old ones go.
+    public let history: SourceHistory
 
     /// Creates a river over `subscriptions` (keys must be distinct: ``duplicateKey(in:)``).
     /// `refreshEvery` is the schedule's base interval (nil: pulls only); `now` and `random` are
     /// injected so tests control time and jitter.
     public init(
         subscriptions: [Subscription], limits: FetchLimits, concurrency: Int = 16,
-        refreshEvery: Duration? = nil,
+        refreshEvery: Duration? = nil, history: SourceHistory = SourceHistory(),
         registry: MetricsRegistry? = nil, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -88,6 +92,7 @@ public final class River: FeedSource, SourceDirectory {
         fetcher = HTTPFetcher(limits: limits)
         self.now = now
         self.random = random
+        self.history = history
         let keys = members.map(\.key)
         metrics = registry.map { RiverMetrics(keys: keys, registry: $0) }
     }
@@ -167,7 +172,8 @@ public final class River: FeedSource, SourceDirectory {
                 after = policy.succeeded(
                     updated, key: member.key, now: finished,
                     newItems: prefixed.contains { !heldIDs.contains($0.id) }, freshFor: freshFor)
-                fetched[member.key] = prefixed
+                fetched[member.key] = history.merge(
+                    held: held[member.key] ?? [], document: prefixed, now: finished)
             case .failed(let error):
                 after = policy.failed(before, now: finished, error: error, random: random())
                 failures.append((member, error))
@@ -334,6 +340,13 @@ public final class River: FeedSource, SourceDirectory {
                 known.generation += 1
             }
         }
+    }
+
+    /// Counts each source's items in `items` (a snapshot restored from a database or joined
+    /// from Redis) for the reports, until the next reload counts what it merged.
+    public func countHeld(_ items: [FeedItem]) {
+        let counts = Self.group(items, keys: index).mapValues(\.count)
+        known.withLock { $0.itemCounts = counts }
     }
 
     /// Re-reads the shared state (what another instance fetched) and returns when the schedule

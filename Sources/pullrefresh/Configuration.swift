@@ -1,3 +1,4 @@
+import Database
 import Feed
 import FeedParsing
 import FeedWeb
@@ -14,6 +15,15 @@ struct Configuration {
     var reloadDelay: Duration = .seconds(1)
     var seed: UInt64 = 42
     var maxItems = 500
+    /// Whether `--max-items` was given (its default is 100,000 with `--database`).
+    var maxItemsGiven = false
+    /// `--database FILE`: the store of record; nil keeps the feed in memory only.
+    var database: String?
+    /// `--database-sync normal|full`: when a commit waits for the disk.
+    var databaseSync = DatabaseConnection.Synchronous.normal
+    /// `--keep-days` and `--keep-per-source`: how long a river's items are kept once no document
+    /// carries them.
+    var history = SourceHistory()
     var pageSize = PageRenderer.defaultPageSize
     var dataFile: String?
     /// `--source` (repeatable) and `--sources FILE`: the feeds of the river, in order.
@@ -82,6 +92,14 @@ struct Configuration {
             }
         } else if config.refreshEvery != nil {
             throw UsageError("--refresh-every needs --source or --sources")
+        }
+        if config.database != nil {
+            if config.redis.url != nil {
+                throw UsageError(
+                    "--database and --redis cannot be used together: a cluster keeps its feed in Redis, shared "
+                        + "by its instances, and a database file belongs to one process")
+            }
+            if !config.maxItemsGiven { config.maxItems = 100_000 }
         }
         config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)

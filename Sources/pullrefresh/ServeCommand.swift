@@ -12,6 +12,7 @@ import Mustache
 import RedisClient
 import RedisFeed
 import River
+import Storage
 import Thumbnails
 
 /// `pullrefresh` without a subcommand: load templates and data, serve until a signal.
@@ -49,8 +50,11 @@ enum ServeCommand {
         let metrics = config.metrics ? ServeCommand.processMetrics() : nil
         let app: FeedApp
         let schedule: RefreshService?
+        let database: FeedDatabase?
         do {
-            (app, schedule) = try await makeApp(config, logger: logger, metrics: metrics)
+            (app, schedule, database) = try await makeApp(config, logger: logger, metrics: metrics)
+        } catch let error as StorageError {
+            return fail(error.message, status: 2)
         } catch let error as RedisError {
             return fail("Redis \(config.redis.url.map { "at \($0) " } ?? "")\(error.description)")
         } catch let error as FeedError {
@@ -79,6 +83,12 @@ enum ServeCommand {
             return fail(error.description)
         }
         logger.always("pullrefresh listening on \(server.scheme)://\(server.address)")
+        if let database {
+            let snapshot = app.store.current
+            logger.notice(
+                "database \(database.path): \(snapshot.entries.count) items, version \(snapshot.version) of epoch "
+                    + snapshot.position.tag)
+        }
         schedule?.start()
         let signalName = await signals.wait()
         logger.notice("received \(signalName)")
@@ -89,12 +99,16 @@ enum ServeCommand {
         await server.shutdown()
         await scheduleStopped
         (app.store as? RedisFeedStore)?.close()
+        // The write-ahead log folded into the file: a stopped server leaves one file to copy.
+        if let database, let problem = database.checkpoint() {
+            logger.warning("database \(database.path): \(problem)")
+        }
         return 0
     }
 
-    /// The app, and the scheduled refresh when there is one (not yet started).
+    /// The app, the scheduled refresh when there is one (not yet started), and the database.
     static func makeApp(_ config: Configuration, logger: Logger, metrics: MetricsRegistry? = nil)
-        async throws -> (FeedApp, RefreshService?)
+        async throws -> (FeedApp, RefreshService?, FeedDatabase?)
     {
         let templatesURL = URL(fileURLWithPath: config.templates, isDirectory: true)
         var isDirectory: ObjCBool = false
@@ -108,6 +122,16 @@ enum ServeCommand {
         let renderer = try PageRenderer(library: library, localizer: localizer)
         let files = try StaticFiles(directory: config.publicDirectory)
 
+        // The store of record first: a file that is in use, not a database, or newer than this
+        // program stops the start before anything is fetched.
+        let database = try config.database.map {
+            try FeedDatabase(path: $0, synchronous: config.databaseSync)
+        }
+        let restored = try database?.load(maxItems: config.maxItems)
+        if let database, let restored, restored.trimmed > 0 {
+            // stderr: stdout's first line is the address, which scripts wait for.
+            logger.warning("database \(database.path): \(restored.trimmed) items beyond --max-items removed")
+        }
         let source: any FeedSource
         let initial: [FeedItem]
         var river: River?
@@ -116,10 +140,15 @@ enum ServeCommand {
             // like a bad --data; when some answer, the others are reported failing.
             let sources = River(
                 subscriptions: config.subscriptions, limits: config.sourceLimits,
-                concurrency: config.sourceConcurrency, refreshEvery: config.refreshEvery, registry: metrics)
+                concurrency: config.sourceConcurrency, refreshEvery: config.refreshEvery,
+                history: config.history,
+                registry: metrics)
             // With Redis the per-source state is the cluster's from the start; when the cluster
             // already holds a feed there is nothing to fetch first (its snapshot is joined below).
-            var joinsAFeed = false
+            // With a database, the states it kept (validators, next fetch) are the river's: the
+            // first reload is conditional and the schedule carries on where it left off.
+            var joinsAFeed = restored?.snapshot != nil
+            if let database { await sources.useStateStore(database) }
             if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
                 let shared = try await RedisSourceStates.connect(redis)
                 await sources.useStateStore(shared.states)
@@ -135,7 +164,7 @@ enum ServeCommand {
             river = sources
         } else if let path = config.dataFile {
             let fileSource = FileSource(path: path)
-            initial = try fileSource.load()
+            initial = restored?.snapshot != nil ? [] : try fileSource.load()
             source = fileSource
         } else {
             let generator = GeneratorSource(seed: config.seed)
@@ -150,9 +179,23 @@ enum ServeCommand {
             store = try await RedisFeedStore.connect(
                 redis, initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems,
                 logger: logger)
+        } else if let database {
+            let snapshot: FeedSnapshot
+            if let kept = restored?.snapshot {
+                snapshot = kept
+            } else {
+                // A new file: the first snapshot is written before anything is served from it.
+                snapshot = FeedStore.firstSnapshot(of: initial, maxItems: config.maxItems, at: Date())
+                try database.write(
+                    snapshot, replacing: FeedSnapshot(version: 0, updatedAt: snapshot.updatedAt, entries: []))
+            }
+            store = FeedStore(
+                restoring: snapshot, record: database, source: upstream, delay: .zero,
+                maxItems: config.maxItems)
         } else {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
+        if let river, initial.isEmpty { river.countHeld(store.current.items) }
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
             heartbeat: config.heartbeat, sources: river)
@@ -160,7 +203,8 @@ enum ServeCommand {
             app,
             river.flatMap { river in
                 config.refreshEvery.map { _ in RefreshService(river: river, backend: store, logger: logger) }
-            }
+            },
+            database
         )
     }
 

@@ -6,6 +6,7 @@ import HTTPClient
 import HTTPServer
 import Logging
 import Mustache
+import Storage
 import Synchronization
 import TestSupport
 import Testing
@@ -42,7 +43,8 @@ struct RiverTests {
 
         init(
             _ names: [String], refreshEvery: Duration? = nil, time: TestTime? = nil, pageSize: Int = 30,
-            limits: FetchLimits = FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test")
+            limits: FetchLimits = FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test"),
+            history: SourceHistory = SourceHistory(), maxItems: Int = 500, database: FeedDatabase? = nil
         ) async throws {
             server = try RiverServer.running()
             self.names = names
@@ -51,9 +53,21 @@ struct RiverTests {
             @Sendable func now() -> Date { clock?.now ?? Date() }
             river = River(
                 subscriptions: names.map { Subscription(url: server.url($0)) }, limits: limits,
-                refreshEvery: refreshEvery, now: now, random: { 0.5 })
-            let initial = try await river.fetch(current: [])
-            store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: 500)
+                refreshEvery: refreshEvery, history: history, now: now, random: { 0.5 })
+            if let database {
+                // As `pullrefresh --database` starts on a new file: states in the database, the
+                // first snapshot written before it is served.
+                await river.useStateStore(database)
+                let first = FeedStore.firstSnapshot(
+                    of: try await river.fetch(current: []), maxItems: maxItems, at: now())
+                try database.write(
+                    first, replacing: FeedSnapshot(version: 0, updatedAt: first.updatedAt, entries: []))
+                store = FeedStore(
+                    restoring: first, record: database, source: river, delay: .zero, maxItems: maxItems)
+            } else {
+                let initial = try await river.fetch(current: [])
+                store = FeedStore(initial: initial, source: river, delay: .zero, maxItems: maxItems)
+            }
             let templates = UpstreamHTTPTests.repositoryRoot.appendingPathComponent("Templates")
             let renderer = try PageRenderer(
                 library: try MustacheLibrary(directory: templates),
@@ -191,7 +205,10 @@ struct RiverTests {
         try await fixture.scheduledReload()
         #expect(try await server.stats(name)["requests"] == 1, "fetched before max-age ran out")
         _ = try await fixture.store.reload()  // a pull
-        #expect(try await server.stats(name) == ["requests": 2, "ok": 1, "notModified": 1, "failed": 0])
+        #expect(
+            try await server.stats(name) == [
+                "requests": 2, "ok": 1, "notModified": 1, "failed": 0, "conditional": 1,
+            ])
         time.advance(99)
         try await fixture.scheduledReload()
         #expect(try await server.stats(name)["requests"] == 2, "the 304's max-age counts from the pull")

@@ -46,6 +46,13 @@ public final class RiverServer: Sendable {
         _ = try await post("/r/\(name)/add?guid=\(guid)")
     }
 
+    /// Replaces the items of `name`, newest first: `(guid, title, seconds since 1970)`; a nil
+    /// date puts the item after the newest so far.
+    public func put(_ name: String, _ items: [(guid: String, title: String, date: Int?)]) async throws {
+        let list = items.map { "\($0.guid):\($0.title):\($0.date.map(String.init) ?? "")" }
+        _ = try await post("/r/\(name)/put?items=\(list.joined(separator: ","))")
+    }
+
     /// Changes how `name` answers (see the script's doc: mode, maxage, retry, busy, title, ttl).
     public func set(_ name: String, _ settings: String) async throws {
         _ = try await post("/r/\(name)/set?\(settings)")
@@ -61,7 +68,7 @@ public final class RiverServer: Sendable {
         }
         let all =
             try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: [String: Int]] ?? [:]
-        return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0]
+        return all[name] ?? ["requests": 0, "ok": 0, "notModified": 0, "failed": 0, "conditional": 0]
     }
 
     /// `feedConnections` (connections that carried at least one feed GET), `inFlight` and

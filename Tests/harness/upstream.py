@@ -48,6 +48,11 @@ class RiverUpstream:
     def set(self, name, settings):
         self._request("POST", f"/r/{name}/set?{settings}")
 
+    def put(self, name, items):
+        """Replaces the items of `name`: (guid, title, seconds since 1970), newest first."""
+        text = ",".join(f"{guid}:{title}:{stamp}" for guid, title, stamp in items)
+        self._request("POST", f"/r/{name}/put?items={text}")
+
     def add(self, name, guid):
         self._request("POST", f"/r/{name}/add?guid={guid}")
 

@@ -17,13 +17,17 @@ public struct FeedItem: Sendable, Equatable, Hashable {
     /// The item's picture upstream, when the source names one: an absolute `http`/`https` URL.
     /// Data only: the page never links it directly (thumbnails go through the server).
     public var image: String?
+    /// When this store last saw the item change in place (same id, another title, text, link,
+    /// picture or date); nil while it is as first seen. The id never changes.
+    public var updatedAt: Date?
 
     /// The longest id accepted.
     public static let maxIDLength = 256
 
     /// Creates an item.
     public init(
-        id: String, title: String, body: String, createdAt: Date, url: String? = nil, image: String? = nil
+        id: String, title: String, body: String, createdAt: Date, url: String? = nil, image: String? = nil,
+        updatedAt: Date? = nil
     ) {
         self.id = id
         self.title = title
@@ -31,6 +35,13 @@ public struct FeedItem: Sendable, Equatable, Hashable {
         self.createdAt = createdAt
         self.url = url
         self.image = image
+        self.updatedAt = updatedAt
+    }
+
+    /// Whether `other` says the same as this item: every field but ``updatedAt``.
+    public func hasSameContent(as other: FeedItem) -> Bool {
+        id == other.id && title == other.title && body == other.body && createdAt == other.createdAt
+            && url == other.url && image == other.image
     }
 
     /// Feed order: newest first, ties broken by the larger id (compared by UTF-8 bytes), so the

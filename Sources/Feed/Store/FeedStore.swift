@@ -7,6 +7,9 @@ import Synchronization
 /// Reads never wait: the latest snapshot is published behind a short lock that
 /// ``current`` takes without touching the actor, so page and API GETs stay on the fast path
 /// even while a slow reload is pending.
+///
+/// With a ``FeedRecord`` (a database) memory is the read model: each reload's snapshot is
+/// written there first, and published only once written; a failed write fails the reload.
 public actor FeedStore: FeedBackend {
     /// What a reload produced (kept here for existing callers).
     public typealias ReloadOutcome = Feed.ReloadOutcome
@@ -22,24 +25,45 @@ public actor FeedStore: FeedBackend {
     private var inFlight = SingleFlight()
     private var lastError: FeedError?
     private let broadcaster = SnapshotBroadcaster()
+    private let record: (any FeedRecord)?
 
-    /// Creates a store with `initial` items as version 1.
+    /// Creates a store with `initial` items as version 1 of a new epoch.
     public init(
         initial: [FeedItem], source: any FeedSource, delay: Duration, maxItems: Int,
         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            restoring: Self.firstSnapshot(of: initial, maxItems: maxItems, at: now()), record: nil,
+            source: source, delay: delay, maxItems: maxItems, clock: clock, now: now)
+    }
+
+    /// Version 1 of a new epoch holding `items` (the `maxItems` newest): where a store without
+    /// a past begins.
+    public static func firstSnapshot(of items: [FeedItem], maxItems: Int, at date: Date) -> FeedSnapshot {
+        let trimmed = Array(items.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
+        return FeedSnapshot(
+            version: 1, updatedAt: date, entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) },
+            epoch: epochNow())
+    }
+
+    /// Creates a store that carries on from `snapshot` (its epoch, version and items, as a
+    /// database kept them), writing every new snapshot to `record` before publishing it.
+    public init(
+        restoring snapshot: FeedSnapshot, record: (any FeedRecord)?, source: any FeedSource, delay: Duration,
+        maxItems: Int, clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.source = source
         self.clock = clock
         self.delay = delay
         self.maxItems = max(1, maxItems)
         self.now = now
-        let trimmed = Array(initial.sorted(by: FeedItem.newestFirst).prefix(max(1, maxItems)))
-        let epoch = Self.epochNow()
-        cacheTag = FeedPosition.tag(epoch)
-        published = Mutex(
-            FeedSnapshot(
-                version: 1, updatedAt: now(),
-                entries: trimmed.map { FeedSnapshot.Entry(item: $0, addedIn: 1) }, epoch: epoch))
+        self.record = record
+        cacheTag = FeedPosition.tag(snapshot.epoch)
+        var restored = snapshot
+        restored.entries = Array(snapshot.entries.prefix(max(1, maxItems)))
+        published = Mutex(restored)
+        publishedVersion.store(restored.version, ordering: .relaxed)
     }
 
     /// Microseconds since 1970 by the system clock: a new version sequence's epoch.
@@ -107,8 +131,16 @@ public actor FeedStore: FeedBackend {
             lastError = wrapped
             return .failure(wrapped)
         }
-        lastError = nil
         let next = Self.merge(before, with: items, maxItems: maxItems, at: now())
+        if let record {
+            do {
+                try record.write(next, replacing: before)
+            } catch {
+                lastError = error
+                return .failure(error)
+            }
+        }
+        lastError = nil
         published.withLock { $0 = next }
         publishedVersion.store(next.version, ordering: .releasing)
         if next.version != before.version { broadcaster.publish(next) }

@@ -41,6 +41,10 @@ extension JSONWriter {
         }
         raw(",\"createdAt\":")
         string(Timestamp.iso(entry.item.createdAt))
+        if let updatedAt = entry.item.updatedAt {
+            raw(",\"updatedAt\":")
+            string(Timestamp.iso(updatedAt))
+        }
         raw(",\"version\":")
         number(entry.addedIn)
         if let source {

@@ -177,6 +177,7 @@ enum OpenAPIDocument {
                   "url": {"type": "string", "description": "The item's page upstream (absolute http or https), when the source has one."},
                   "image": {"type": "string", "description": "The item's picture upstream (absolute http or https), when the source names one. Data only: the page shows it through the server, never by this URL."},
                   "createdAt": {"type": "string", "format": "date-time"},
+                  "updatedAt": {"type": "string", "format": "date-time", "description": "When the item last changed in place (same id, new title, text, link, picture or date); absent while it is as first seen."},
                   "version": {"type": "integer", "minimum": 1, "description": "The version in which the item first appeared."},
                   "source": {"type": "object", "required": ["key", "title"], "additionalProperties": false,
                     "description": "A river of feeds: the item's source (its id is `<key>:<the feed's id>`).",

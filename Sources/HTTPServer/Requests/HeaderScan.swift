@@ -4,8 +4,9 @@ import Foundation
 /// One pass over a request's header fields, in libmicrohttpd's own list (nothing is copied),
 /// for what deciding on a stored response needs: the values of a few named fields (a stored
 /// response's `Vary` names and the validators), whether the request has a `Host` or a body, and
-/// its `X-Request-Id`.
-struct HeaderScan {
+/// its `X-Request-Id`. Not copyable: it runs on every request, and a copy would retain and
+/// release its names.
+struct HeaderScan: ~Copyable {
     /// A field's value where libmicrohttpd keeps it, valid until the request completes.
     struct Value {
         var bytes: UnsafePointer<CChar>?
@@ -19,6 +20,9 @@ struct HeaderScan {
     let names: [[UInt8]]
     /// Each name's length (read for every field: cheaper here than through the nested arrays).
     private var nameLengths = InlineArray<6, Int>(repeating: -1)
+    /// Bit `n` set when a name is `n` bytes long (names under 64 bytes; longer ones set bit 63):
+    /// most fields (`Host`, `User-Agent`, …) are told apart from every name by one test.
+    private var lengthBits: UInt64 = 0
     /// The value of each name, in the same order; `bytes` nil when the field is absent.
     var values = InlineArray<6, Value>(repeating: Value())
     var hasHost = false
@@ -32,7 +36,10 @@ struct HeaderScan {
     /// Scans the header fields of the request on `connection`.
     init(names: [[UInt8]], connection: OpaquePointer) {
         self.names = names
-        for index in names.indices.prefix(Self.maxNames) { nameLengths[index] = names[index].count }
+        for index in names.indices.prefix(Self.maxNames) {
+            nameLengths[index] = names[index].count
+            lengthBits |= Self.lengthBit(names[index].count)
+        }
         withUnsafeMutablePointer(to: &self) { scan in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdScanField, scan)
         }
@@ -55,6 +62,7 @@ struct HeaderScan {
         case 17: if Self.equalsLowercase(name, "transfer-encoding") { hasBodyFraming = true }
         default: break
         }
+        guard lengthBits & Self.lengthBit(name.count) != 0 else { return }
         for index in nameLengths.indices where nameLengths[index] == name.count {
             guard names[index].withUnsafeBufferPointer({ String.caseInsensitiveBytesEqual(name, $0) }) else {
                 continue
@@ -62,6 +70,10 @@ struct HeaderScan {
             if values[index].bytes != nil { hasRepeatedName = true }
             values[index] = Value(bytes: value ?? Self.empty.pointer, count: count)
         }
+    }
+
+    private static func lengthBit(_ length: Int) -> UInt64 {
+        1 << UInt64(min(length, 63))
     }
 
     /// Whether `name` spells `lowercase` in any case (header names are ASCII tokens).

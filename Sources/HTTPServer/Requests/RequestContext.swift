@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Per-request state that lives in libmicrohttpd's `con_cls` slot from the first handler call
-/// until the request-completed callback releases it.
+/// until the request-completed callback releases it. Contexts are reused (see
+/// ``RequestContextPool``): ``reset()`` puts one back to its initial state.
 ///
 /// Fields other than `phase` are touched only by the MHD thread that owns the connection; the
 /// handler calls for one connection never overlap, so they need no lock.
@@ -20,12 +21,15 @@ final class RequestContext: @unchecked Sendable {
         case answered
     }
 
-    let startNanos: UInt64
+    /// When the request started (``MonotonicClock``), or 0 when nothing measures it.
+    var startNanos: UInt64
     var body: [UInt8] = []
     var tooLarge = false
     var discarded = 0
     var answered = false
     var method = ""
+    /// `GET` or `HEAD`: the methods a stored response may answer (checked once, in C).
+    var isGETOrHEAD = false
     /// The path as sent, in libmicrohttpd's buffer: valid until the request completes.
     var rawPath: UnsafePointer<CChar>?
     private var pathText: String?
@@ -52,14 +56,42 @@ final class RequestContext: @unchecked Sendable {
     var http11 = false
     /// Whether the access handler's first call (headers only) has happened.
     var started = false
+    /// Whether ``suspend(_:)`` was called: only then can a response be ready (set on the MHD
+    /// thread, so the handler checks it before taking the phase lock on every call).
+    private var suspended = false
     private let phase = Mutex(Phase.reading)
 
     init(startNanos: UInt64) {
         self.startNanos = startNanos
     }
 
+    /// Back to the state of a new context, for the next request (the pool calls this only when
+    /// nothing else holds the context); what it referred to (body, stored answer) is let go.
+    func reset() {
+        startNanos = 0
+        body = []
+        tooLarge = false
+        discarded = 0
+        answered = false
+        method = ""
+        isGETOrHEAD = false
+        rawPath = nil
+        pathText = nil
+        identity = .made(0)
+        storedAnswer = nil
+        lease = nil
+        rawQuery = ""
+        http11 = false
+        started = false
+        if suspended {
+            suspended = false
+            phase.withLock { $0 = .reading }
+        }
+    }
+
     /// Records the suspended connection so a later `complete` can resume it.
     func suspend(_ connection: OpaquePointer) {
+        suspended = true
         phase.withLock { $0 = .suspended(Connection(pointer: connection)) }
     }
 
@@ -75,7 +107,8 @@ final class RequestContext: @unchecked Sendable {
 
     /// The response stored by `complete`, handed out once after the connection resumed.
     func takeReadyResponse() -> Response? {
-        phase.withLock { phase in
+        guard suspended else { return nil }
+        return phase.withLock { phase in
             guard case .ready(let response) = phase else { return nil }
             phase = .answered
             return response

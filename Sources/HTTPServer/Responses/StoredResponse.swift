@@ -17,11 +17,21 @@ final class StoredResponse: Sendable {
     let key: Key
     let response: Response
     let condition: ReuseCondition
+    /// What answering with it takes, read out of `response` once: the answer copies no
+    /// ``Response`` (five references to retain and release) per request.
+    let prepared: PreparedResponse
+    let status: Int
+    let routeIndex: Int
+    let bodyBytes: Int
 
-    init(key: Key, response: Response, condition: ReuseCondition) {
+    init(key: Key, response: Response, prepared: PreparedResponse, condition: ReuseCondition) {
         self.key = key
         self.response = response
         self.condition = condition
+        self.prepared = prepared
+        status = response.status
+        routeIndex = response.routeIndex
+        bodyBytes = response.body.count
     }
 
     /// Whether the entry is for this target (`length` bytes of `path`, as sent).
@@ -33,7 +43,7 @@ final class StoredResponse: Sendable {
     }
 
     /// Whether a request for this target sent the same values (scanned with the `Vary` names).
-    func matches(_ scan: HeaderScan) -> Bool {
+    func matches(_ scan: borrowing HeaderScan) -> Bool {
         for index in key.varyValues.indices {
             let sent = scan.values[index]
             guard let expected = key.varyValues[index] else {

@@ -26,7 +26,7 @@ final class StoredResponses: Sendable {
     /// How many responses are stored (for tests).
     var count: Int { entries.withLock { $0.count } }
 
-    /// What ``match(method:path:query:http11:connection:)`` found in one pass over the fields.
+    /// What ``match(isGETOrHEAD:path:query:http11:connection:)`` found in one pass over the fields.
     /// Unchecked: the pointer is libmicrohttpd's, used on the calling thread during the call.
     struct Match: @unchecked Sendable {
         /// The response to send if still current when due, or nil to route the request.
@@ -41,9 +41,11 @@ final class StoredResponses: Sendable {
     /// handler call); nil when nothing is stored for its method and target (the fields were
     /// not read).
     func match(
-        method: String, path: UnsafePointer<CChar>, query: Substring, http11: Bool, connection: OpaquePointer
+        isGETOrHEAD: Bool, path: UnsafePointer<CChar>, query: Substring, http11: Bool,
+        connection: OpaquePointer
     ) -> Match? {
-        guard Self.isStorable(method: method) else { return nil }
+        // Only `GET` and `HEAD` (answered by the `GET` route) are stored and answered.
+        guard isGETOrHEAD else { return nil }
         let length = strlen(path)
         // All under the lock (a scan of a few header fields): copying the list out costs more.
         return entries.withLock { entries -> Match? in
@@ -68,8 +70,8 @@ final class StoredResponses: Sendable {
     func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
     {
         // A marked response is a prepared one (``Response/reusable(while:isAt:)``).
-        guard let condition = response.reuse, Self.isStorable(method: method), condition.isCurrent,
-            let names = Self.keyNames(response.headers)
+        guard let condition = response.reuse, let prepared = response.preparedHandle,
+            Self.isStorable(method: method), condition.isCurrent, let names = Self.keyNames(response.headers)
         else { return }
         var values: [[UInt8]?] = []
         for name in names {
@@ -79,7 +81,7 @@ final class StoredResponses: Sendable {
         }
         let key = StoredResponse.Key(
             path: Array(path.utf8), query: Array(query.utf8), varyNames: names, varyValues: values)
-        let entry = StoredResponse(key: key, response: response, condition: condition)
+        let entry = StoredResponse(key: key, response: response, prepared: prepared, condition: condition)
         entries.withLock { entries in
             // Same target: the same request again (replaced), or an older `Vary` (dropped).
             entries.removeAll { old in

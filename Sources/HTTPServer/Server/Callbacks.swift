@@ -19,18 +19,32 @@ func mhdRequestStarted(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard let cls else { return nil }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let context = RequestContext(startNanos: requestStartNanos(core))
-    core.inFlight.add(1, ordering: .relaxed)
-    if let uri, let mark = strchr(uri, 63) {
-        let query = mark + 1
-        if query.pointee != 0 {
-            context.rawQuery = String(cString: query)[...]
-            // The request line lives in MHD's (writable) read buffer; the pointer is const only in the API.
-            UnsafeMutablePointer(mutating: query).pointee = 0
+    return withCore(cls) { core in
+        let context = newContext(core)
+        if let uri, let mark = strchr(uri, 63) {
+            let query = mark + 1
+            if query.pointee != 0 {
+                context.rawQuery = String(cString: query)[...]
+                // The request line lives in MHD's (writable) read buffer; the pointer is const only in the API.
+                UnsafeMutablePointer(mutating: query).pointee = 0
+            }
         }
+        return Unmanaged.passRetained(context).toOpaque()
     }
-    return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// Calls `body` with the core behind a callback's `cls`, borrowed: libmicrohttpd holds a
+/// reference to it until the daemon stops (see ``Server``). Not retained on purpose: the core is
+/// weakly referenced (the departure watch), so each retain and release of it would take the
+/// runtime's slow path, four times per request.
+private func withCore<Result>(_ cls: UnsafeMutableRawPointer, _ body: (ServerCore) -> Result) -> Result {
+    Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef(body)
+}
+
+/// A request's context (from the pool), counted in flight until the completed callback.
+private func newContext(_ core: ServerCore) -> RequestContext {
+    core.inFlight.add(1, ordering: .relaxed)
+    return core.contexts.take(startNanos: requestStartNanos(core))
 }
 
 /// When the request started, for the access log and the duration metrics; 0 (no clock read)
@@ -45,109 +59,167 @@ private let contentLengthName = CStringConstant("Content-Length")
 /// The access handler: called for the headers, once per body chunk, then with no data.
 /// Responses are queued only from the second call on, which keeps HTTP/1.1 keep-alive working
 /// in libmicrohttpd 0.9.75 (queueing on the first call makes it answer `Connection: close`).
+///
+/// The phases, each a function below: ``startRequest`` (the first call), ``receiveBody`` (each
+/// chunk), then on the last call ``answerFromStore`` or ``route``; a deferred handler's answer
+/// comes back through ``RequestContext/takeReadyResponse()`` once the connection resumes.
+/// Every refusal goes through ``answer(_:to:request:closing:on:core:)``.
 func mhdAccessHandler(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
     _ uploadDataSize: UnsafeMutablePointer<Int>?, _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-
-    if conCls.pointee == nil {
+    return withCore(cls) { core in
         // mhdRequestStarted normally made it.
-        let context = RequestContext(startNanos: requestStartNanos(core))
-        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-        core.inFlight.add(1, ordering: .relaxed)
-    }
-    guard let stored = conCls.pointee else { return .NO }
-    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
-    if !context.started {
-        context.started = true
-        context.method = method.map(methodName) ?? ""
-        context.rawPath = url
-        context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-        // A target with stored responses: one pass over the fields finds the answer and the id.
-        let match = url.flatMap { url in
-            core.storedResponses?.match(
-                method: context.method, path: url, query: context.rawQuery, http11: context.http11,
-                connection: connection)
+        let stored = conCls.pointee ?? Unmanaged.passRetained(newContext(core)).toOpaque()
+        conCls.pointee = stored
+        // Borrowed too: `*con_cls` holds a reference until the completed callback.
+        return Unmanaged<RequestContext>.fromOpaque(stored)._withUnsafeGuaranteedRef { context in
+            if !context.started {
+                startRequest(context, method: method, url: url, version: version, on: connection, core: core)
+                return .YES
+            }
+            if let ready = context.takeReadyResponse() {
+                queue(ready, for: context, on: connection, core: core)
+                return .YES
+            }
+            if uploadDataSize.pointee > 0 {
+                let size = uploadDataSize.pointee
+                uploadDataSize.pointee = 0
+                return receiveBody(context, data: uploadData, size: size, core: core)
+            }
+            // The last call: the request is complete.
+            if context.answered { return .YES }
+            if context.tooLarge {
+                answer(
+                    .payloadTooLarge(limit: core.options.maxBodySize), to: context, closing: true,
+                    on: connection, core: core)
+                return .YES
+            }
+            if !answerFromStore(context, on: connection, core: core) {
+                route(context, version: version, on: connection, core: core)
+            }
+            return .YES
         }
-        context.storedAnswer = match?.entry
-        // The pass's `X-Request-Id` (nil when the request has none); a lookup when no pass ran.
-        assignRequestID(
-            context,
-            sent: match.map(\.sentRequestID)
-                ?? MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer),
+    }
+}
+
+/// The first call, headers in: what the later calls need from the request line, the stored
+/// response that will answer it if any, its request id, and a refusal of a declared body over
+/// the limit before it is read (libmicrohttpd then closes instead of reading it).
+private func startRequest(
+    _ context: RequestContext, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?, on connection: OpaquePointer, core: ServerCore
+) {
+    context.started = true
+    if let method { setMethod(method, of: context) }
+    context.rawPath = url
+    context.http11 = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
+    // A target with stored responses: one pass over the fields finds the answer and the id.
+    let match = url.flatMap { url in
+        core.storedResponses?.match(
+            isGETOrHEAD: context.isGETOrHEAD, path: url, query: context.rawQuery, http11: context.http11,
+            connection: connection)
+    }
+    context.storedAnswer = match?.entry
+    // The pass's `X-Request-Id` (nil when the request has none); a lookup when no pass ran.
+    assignRequestID(
+        context,
+        sent: match.map(\.sentRequestID)
+            ?? MHD_lookup_connection_value(connection, .HEADER_KIND, RequestID.cHeaderName.pointer),
+        core: core)
+    if match?.hasBodyFraming ?? true,
+        let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
+        let declared = Int(String(cString: length)), declared > core.options.maxBodySize
+    {
+        context.tooLarge = true
+        answer(
+            .payloadTooLarge(limit: core.options.maxBodySize), to: context, closing: true, on: connection,
             core: core)
-        if match?.hasBodyFraming ?? true,
-            let length = MHD_lookup_connection_value(connection, .HEADER_KIND, contentLengthName.pointer),
-            let declared = Int(String(cString: length)), declared > core.options.maxBodySize
-        {
-            // Refusing before the body is read: libmicrohttpd then closes instead of reading it.
-            context.tooLarge = true
-            rejectTooLarge(context, connection: connection, core: core)
-        }
-        return .YES
     }
+}
 
-    if let ready = context.takeReadyResponse() {
-        queue(ready, for: context, on: connection, core: core)
-        return .YES
+/// The method as a string, the common ones without decoding the C string (every request has
+/// one), and whether a stored response may answer it.
+private func setMethod(_ method: UnsafePointer<CChar>, of context: RequestContext) {
+    if strcmp(method, "GET") == 0 {
+        context.method = "GET"
+        context.isGETOrHEAD = true
+    } else if strcmp(method, "POST") == 0 {
+        context.method = "POST"
+    } else if strcmp(method, "HEAD") == 0 {
+        context.method = "HEAD"
+        context.isGETOrHEAD = true
+    } else {
+        context.method = String(cString: method)
     }
-    let size = uploadDataSize.pointee
-    if size > 0 {
-        uploadDataSize.pointee = 0
-        guard !context.answered, let uploadData else { return .YES }
-        if context.tooLarge {
-            // libmicrohttpd cannot queue a response mid-body (e.g. chunked uploads), so the
-            // excess is discarded and the 413 goes out at the end; past a bound, just close.
-            context.discarded += size
-            return context.discarded > max(4 * core.options.maxBodySize, 4 << 20) ? .NO : .YES
-        }
-        if context.body.count + size > core.options.maxBodySize {
-            context.tooLarge = true
-            context.discarded = context.body.count + size
-            context.body = []
-            return .YES
-        }
-        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
-            context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-        }
-        return .YES
-    }
-    if context.answered { return .YES }
+}
+
+/// One chunk of the body (`size` bytes, already marked consumed), kept up to the size limit.
+/// `.NO` closes the connection.
+private func receiveBody(
+    _ context: RequestContext, data: UnsafePointer<CChar>?, size: Int, core: ServerCore
+) -> MHD_Result {
+    guard !context.answered, let data else { return .YES }
     if context.tooLarge {
-        rejectTooLarge(context, connection: connection, core: core)
+        // libmicrohttpd cannot queue a response mid-body (e.g. chunked uploads), so the
+        // excess is discarded and the 413 goes out at the end; past a bound, just close.
+        context.discarded += size
+        return context.discarded > max(4 * core.options.maxBodySize, 4 << 20) ? .NO : .YES
+    }
+    if context.body.count + size > core.options.maxBodySize {
+        context.tooLarge = true
+        context.discarded = context.body.count + size
+        context.body = []
         return .YES
     }
-
-    if let entry = context.storedAnswer {
-        context.storedAnswer = nil
-        // Still current now that the answer is due (a reload may have come in between).
-        if entry.condition.isCurrent {
-            core.metrics?.recordStoredResponse()
-            queue(entry.response, for: context, on: connection, core: core)
-            return .YES
-        }
+    data.withMemoryRebound(to: UInt8.self, capacity: size) {
+        context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
     }
+    return .YES
+}
 
+/// Sends the stored response the first call found, if it is still current now that the answer
+/// is due (a reload may have come in between); false when the request is to be routed.
+private func answerFromStore(_ context: RequestContext, on connection: OpaquePointer, core: ServerCore)
+    -> Bool
+{
+    // Taken, not copied: one retain and release less.
+    guard let entry = context.storedAnswer.take() else { return false }
+    guard entry.condition.isCurrent else { return false }
+    core.metrics?.recordStoredResponse()
+    if core.closing.load(ordering: .acquiring) {
+        // Shutting down: the general path, which adds `Connection: close`.
+        queue(entry.response, for: context, on: connection, core: core)
+    } else if queuePooled(entry.prepared, status: entry.status, for: context, on: connection, core: core) {
+        answered(
+            context, status: entry.status, routeIndex: entry.routeIndex, bodyBytes: entry.bodyBytes,
+            on: connection, core: core)
+    }
+    return true
+}
+
+/// The request value made, checked and handed to the router; its response queued (and stored
+/// when reusable), or its deferred work started with the connection suspended.
+private func route(
+    _ context: RequestContext, version: UnsafePointer<CChar>?, on connection: OpaquePointer, core: ServerCore
+) {
     let request: Request
     do {
         request = try makeRequest(context, connection: connection, core: core)
     } catch {
         // The raw path still tells the app which error format to use (e.g. JSON under /api/).
-        let bare = Request(method: context.method, path: context.path)
-        queue(core.router.response(for: error, request: bare), for: context, on: connection, core: core)
-        return .YES
+        answer(error, to: context, on: connection, core: core)
+        return
     }
     context.body = []
     if let problem = framingProblem(request.headers, version: version) {
         // Ambiguous framing is how requests get smuggled past proxies: refuse and close.
-        var response = core.router.response(
-            for: HTTPError.badRequest(problem, code: "bad_framing"), request: request)
-        response.headers.set("Connection", "close")
-        queue(response, for: context, on: connection, core: core)
-        return .YES
+        answer(
+            .badRequest(problem, code: "bad_framing"), to: context, request: request, closing: true,
+            on: connection, core: core)
+        return
     }
 
     // A refusal below answers a bare request with these headers: the router has the request.
@@ -161,9 +233,10 @@ func mhdAccessHandler(
             core.metrics?.recordStreamClosed(.limit)
             let busy = HTTPError.unavailable(
                 retryAfter: core.options.retryAfterSeconds, message: "Too many open streams.")
-            let bare = Request(method: context.method, path: context.path, headers: headers)
-            queue(core.router.response(for: busy, request: bare), for: context, on: connection, core: core)
-            return .YES
+            answer(
+                busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core
+            )
+            return
         }
         queue(response, for: context, on: connection, core: core)
         if response.isReusable, let stored = core.storedResponses {
@@ -174,9 +247,10 @@ func mhdAccessHandler(
     case .deferred(let work):
         guard core.reservePending(context) else {
             let busy = HTTPError.unavailable(retryAfter: core.options.retryAfterSeconds)
-            let bare = Request(method: context.method, path: context.path, headers: headers)
-            queue(core.router.response(for: busy, request: bare), for: context, on: connection, core: core)
-            return .YES
+            answer(
+                busy, to: context, request: bareRequest(context, headers: headers), on: connection, core: core
+            )
+            return
         }
         context.suspend(connection)
         MHD_suspend_connection(connection)
@@ -193,7 +267,23 @@ func mhdAccessHandler(
             core.finish(context, with: response)
         }
     }
-    return .YES
+}
+
+/// Answers the request with `error` through the router's error renderer, which picks the format
+/// from the request (e.g. JSON under /api/): `request` when there is one, else a bare request
+/// with the method and path. `closing` adds `Connection: close` (libmicrohttpd then closes).
+private func answer(
+    _ error: HTTPError, to context: RequestContext, request: Request? = nil, closing: Bool = false,
+    on connection: OpaquePointer, core: ServerCore
+) {
+    var response = core.router.response(for: error, request: request ?? bareRequest(context))
+    if closing { response.headers.set("Connection", "close") }
+    queue(response, for: context, on: connection, core: core)
+}
+
+/// What is known of a request that could not be (or was not) made into a ``Request``.
+private func bareRequest(_ context: RequestContext, headers: HTTPHeaders = [:]) -> Request {
+    Request(method: context.method, path: context.path, headers: headers)
 }
 
 /// The request value for the router, from what libmicrohttpd parsed and the context collected.
@@ -207,14 +297,6 @@ private func makeRequest(
     // The raw query stays in the context: a reusable response is stored under it.
     request.query = try Request.decodeQuery(context.rawQuery, limit: core.options.maxQueryParameters)
     return request
-}
-
-/// The method as a string: the common ones without decoding the C string (every request has one).
-private func methodName(_ method: UnsafePointer<CChar>) -> String {
-    if strcmp(method, "GET") == 0 { return "GET" }
-    if strcmp(method, "POST") == 0 { return "POST" }
-    if strcmp(method, "HEAD") == 0 { return "HEAD" }
-    return String(cString: method)
 }
 
 /// RFC 9112 checks libmicrohttpd 0.9.75 leaves to the application: HTTP/1.1 needs `Host`, and
@@ -245,14 +327,6 @@ private func framingProblem(_ headers: HTTPHeaders, version: UnsafePointer<CChar
     return nil
 }
 
-private func rejectTooLarge(_ context: RequestContext, connection: OpaquePointer, core: ServerCore) {
-    let request = Request(method: context.method, path: context.path)
-    var response = core.router.response(
-        for: HTTPError.payloadTooLarge(limit: core.options.maxBodySize), request: request)
-    response.headers.set("Connection", "close")
-    queue(response, for: context, on: connection, core: core)
-}
-
 /// The client's `X-Request-Id` (`sent`) when it is acceptable, else a new one; a refused value
 /// is logged.
 private func assignRequestID(_ context: RequestContext, sent: UnsafePointer<CChar>?, core: ServerCore) {
@@ -276,26 +350,15 @@ private func queue(
     _ response: Response, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
     let closing = core.closing.load(ordering: .acquiring)
-    let queued: MHD_Result
     if let stream = response.stream {
         guard queueStream(stream, response: response, context: context, on: connection, core: core)
         else {
             core.logger.error("libmicrohttpd could not queue a stream", requestID: context.requestID)
             return
         }
-        queued = .YES
     } else if let prepared = response.preparedHandle, !closing {
-        // A pooled response over the cached bytes; given back when the request completes.
-        guard let lease = prepared.lease(serverHeaders: core.serverHeaders, requestID: context.identity)
-        else {
-            core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
+        guard queuePooled(prepared, status: response.status, for: context, on: connection, core: core) else {
             return
-        }
-        queued = MHD_queue_response(connection, UInt32(response.status), lease.handle)
-        if queued == .YES {
-            context.lease = lease
-        } else {
-            prepared.giveBack(lease)
         }
     } else {
         guard let mhdResponse = makeResponse(response, context: context, core: core) else {
@@ -304,19 +367,45 @@ private func queue(
         }
         addPerRequestHeaders(to: mhdResponse, context: context, core: core)
         if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
-        queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        let queued = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
+        guard queued == .YES else { return }
     }
-    guard queued == .YES else { return }
+    answered(
+        context, status: response.status, routeIndex: response.routeIndex, bodyBytes: response.body.count,
+        on: connection, core: core)
+}
+
+/// Queues a pooled libmicrohttpd response over the prepared bytes, with this request's id; it
+/// is given back when the request completes. False when it could not be queued.
+private func queuePooled(
+    _ prepared: PreparedResponse, status: Int, for context: RequestContext, on connection: OpaquePointer,
+    core: ServerCore
+) -> Bool {
+    guard let lease = prepared.lease(serverHeaders: core.serverHeaders, requestID: context.identity) else {
+        core.logger.error("libmicrohttpd could not allocate a response", requestID: context.requestID)
+        return false
+    }
+    guard MHD_queue_response(connection, UInt32(status), lease.handle) == .YES else {
+        prepared.giveBack(lease)
+        return false
+    }
+    context.lease = lease
+    return true
+}
+
+/// A response is queued: the request is answered; its metrics and access line are recorded.
+private func answered(
+    _ context: RequestContext, status: Int, routeIndex: Int, bodyBytes: Int, on connection: OpaquePointer,
+    core: ServerCore
+) {
     context.answered = true
     guard core.logger.accessLog || core.metrics != nil else { return }
     let nanos = MonotonicClock.nanos() &- context.startNanos
-    core.metrics?.record(
-        routeIndex: response.routeIndex, status: response.status, bodyBytes: response.body.count,
-        nanoseconds: nanos)
+    core.metrics?.record(routeIndex: routeIndex, status: status, bodyBytes: bodyBytes, nanoseconds: nanos)
     if core.logger.accessLog {
         core.logger.access(
-            method: context.method, path: context.path, status: response.status, bytes: response.body.count,
+            method: context.method, path: context.path, status: status, bytes: bodyBytes,
             seconds: Double(nanos) / 1e9, peer: prh_client_address(connection).map(PeerAddress.init)?.text,
             requestID: context.requestID)
     }
@@ -404,22 +493,26 @@ private func mhdCollectPair(
     return .YES
 }
 
-/// Frees the per-request context once libmicrohttpd is done with the request.
+/// Ends the per-request context once libmicrohttpd is done with the request: its pooled
+/// response goes back, and the context to the pool.
 func mhdRequestCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
 ) {
     guard let cls, let conCls, let stored = conCls.pointee else { return }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let context = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
-    // libmicrohttpd is done sending: the pooled response may serve another request now.
-    if let lease = context.lease {
-        context.lease = nil
-        lease.owner.giveBack(lease)
-    }
-    Unmanaged<RequestContext>.fromOpaque(stored).release()
     conCls.pointee = nil
-    core.inFlight.subtract(1, ordering: .relaxed)
+    withCore(cls) { core in
+        // The reference `*con_cls` held, now ours.
+        let context = Unmanaged<RequestContext>.fromOpaque(stored).takeRetainedValue()
+        // libmicrohttpd is done sending: the pooled response may serve another request now.
+        if let lease = context.lease {
+            context.lease = nil
+            lease.owner.giveBack(lease)
+        }
+        // Handed over (not copied), so the pool can tell whether anything else still holds it.
+        core.contexts.giveBack(consume context)
+        core.inFlight.subtract(1, ordering: .relaxed)
+    }
 }
 
 /// Leaves the path and query bytes as sent, so ``PercentDecoding`` decodes them exactly once.

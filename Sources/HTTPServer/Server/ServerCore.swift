@@ -27,6 +27,8 @@ final class ServerCore: @unchecked Sendable {
     let serverHeaders: ServerHeaders
     /// Reusable responses answered without routing; nil when the options turn them off.
     let storedResponses: StoredResponses?
+    /// Per-request contexts of completed requests, reused by the next ones.
+    let contexts: RequestContextPool
     /// libmicrohttpd's messages before the daemon runs: the reason it refused to start.
     private let earlyMessages = Mutex<[String]>([])
     private let started = Atomic<Bool>(false)
@@ -46,6 +48,7 @@ final class ServerCore: @unchecked Sendable {
         serverHeaders = ServerHeaders(extra)
         storedResponses =
             options.storedResponses > 0 ? StoredResponses(capacity: options.storedResponses) : nil
+        contexts = RequestContextPool(limit: options.connectionLimit)
         logTarget.initialize(
             to: prh_log_target(sink: mhdLogSink, context: Unmanaged.passUnretained(self).toOpaque()))
     }

@@ -10,6 +10,7 @@ enum FlagHelp {
     static let header = """
         Usage: pullrefresh [options]
                pullrefresh render NAME [--templates DIR] [--data FILE|-]
+               pullrefresh backup --database FILE OUT
 
         Serves the PullRefresh page and JSON API. Durations: 1, 0.5, 500ms, 2s, 15m, 2h.
         """

@@ -2,6 +2,7 @@
 enum FlagSection: CaseIterable, Sendable {
     case server
     case feed
+    case storage
     case river
     case limits
     case pictures
@@ -15,6 +16,7 @@ enum FlagSection: CaseIterable, Sendable {
         switch self {
         case .server: "Server"
         case .feed: "The feed"
+        case .storage: "Keeping the feed (a database)"
         case .river: "Feeds fetched from the web (a river)"
         case .limits: "Connections and limits"
         case .pictures: "Pictures"

@@ -1,3 +1,4 @@
+import Database
 import FeedParsing
 import FeedWeb
 import Foundation
@@ -10,7 +11,8 @@ import River
 /// is adding a row here: the parser, `--help` and docs/configuration.md (`make flags-doc`) follow.
 /// Checks across flags (`--hsts` needs `--tls-cert`, …) live in ``Configuration/parse(_:environment:)``.
 enum FlagTable {
-    static let rows: [Flag] = server + feed + river + limits + pictures + tls + logs + cluster + general
+    static let rows: [Flag] =
+        server + feed + storage + river + limits + pictures + tls + logs + cluster + general
 
     /// The defaults shown are read from a default configuration, so they cannot drift from it.
     private static let base = Configuration()
@@ -64,7 +66,12 @@ enum FlagTable {
         },
         .integer("--max-items", 1...100_000, default: base.maxItems, .feed, "Items kept, newest first") {
             $0.maxItems = $1
-        },
+            $0.maxItemsGiven = true
+        }
+        .defaulting(to: "500; 100000 with --database")
+        .documented(
+            "In memory, all the server remembers; with `--database` the file and memory hold the same items "
+                + "([History and retention](#history-and-retention))"),
         .text(
             "--data", "FILE", accepts: "file", example: "items.json", refused: "", .feed,
             "Read items from a JSON file ({\"items\": [...]}) on every reload"
@@ -72,6 +79,31 @@ enum FlagTable {
         .documented(
             "The file is re-read on every reload; a bad file fails that reload and the last good version keeps being served"
         ),
+    ]
+
+    private static let storage: [Flag] = [
+        .text(
+            "--database", "FILE", accepts: "file (created if missing)", example: "feed.sqlite", refused: "",
+            .storage, "Keep items, sources' state and the feed's version in this SQLite file"
+        ) { config, value throws(UsageError) in config.database = try value.nonEmpty("name a file") }
+        .documented(
+            "One pullrefresh per file; a restart carries on as if nothing happened. Refused with `--redis`. "
+                + "See [Where the feed lives](#where-the-feed-lives) and [operations.md](operations.md)"),
+        .choice(
+            "--database-sync", ["normal", "full"], default: "normal", .storage,
+            "When a commit waits for the disk: full survives power loss too"
+        ) { $0.databaseSync = $1 == "full" ? .full : .normal }
+        .documented("[What a crash costs](operations.md#what-a-crash-costs)"),
+        .integer(
+            "--keep-days", value: "D", 1...36_500, default: base.history.keepDays, .storage,
+            "Keep a river's items no document carries for D days"
+        ) { $0.history.keepDays = $1 }
+        .documented("Applies in memory too; never to an item its source's document still carries"),
+        .integer(
+            "--keep-per-source", 1...100_000, default: base.history.keepPerSource, .storage,
+            "Keep at most N items per source, newest first"
+        ) { $0.history.keepPerSource = $1 }
+        .documented("A document longer than N is kept whole"),
     ]
 
     private static let river: [Flag] = [

@@ -5,13 +5,17 @@ Prints "PORT <n>" once listening; stops when its stdin closes or on SIGTERM. Fee
 first use; every name is its own feed (its own URL, so its own source key):
   GET  /r/<name>.xml        RSS; ETag per content (304 on a match)
   POST /r/<name>/add?guid=G&title=T   prepends an item (guid defaults to item-<n>)
+  POST /r/<name>/put?items=G:T:D,...  replaces the items: guid G, title T, date D (seconds
+                            since 1970; absent: after the newest so far), newest first
   POST /r/<name>/set?mode=ok|500|429|503|invalid|slow&delay=S&maxage=N&retry=N&busy=0|1&title=T&ttl=M&items=N
-                            mode invalid: not XML; slow: waits `delay` s; 429/503 send Retry-After
+                            mode invalid: not XML; junk: an ill-formed document libxml2
+                            recovers one junk item from; slow: waits `delay` s; 429/503 send Retry-After
                             `retry` when given; maxage: Cache-Control max-age; busy: a new item on
                             every 200; title: the channel title; items: replace the items by N
                             mode gate&count=N: holds each request until N requests of the feed
                             arrived (then all answer as ok), or answers 504 after 10 s
-  GET  /stats               {"<name>": {"requests", "ok", "notModified", "failed"}}
+  GET  /stats               {"<name>": {"requests", "ok", "notModified", "failed", "conditional"}}
+                            (conditional: GETs with If-None-Match or If-Modified-Since)
   GET  /connections         {"feedConnections": connections that carried a feed GET,
                              "inFlight", "peakInFlight": feed GETs being answered now, at most}
 Every feed starts with one item whose guid is "same" (two feeds share it).
@@ -38,7 +42,7 @@ def feed(name):
     if name not in FEEDS:
         FEEDS[name] = {"items": [("same", f"{name} first", BASE)], "mode": "ok", "delay": 0.0, "maxage": None,
                        "count": 0, "held": 0, "retry": None, "busy": False, "title": f"Feed {name}", "ttl": None,
-                       "stats": {"requests": 0, "ok": 0, "notModified": 0, "failed": 0}}
+                       "stats": {"requests": 0, "ok": 0, "notModified": 0, "failed": 0, "conditional": 0}}
     return FEEDS[name]
 
 
@@ -82,6 +86,15 @@ class Handler(BaseHTTPRequestHandler):
                 guid = query.get("guid", f"item-{number}")
                 stamp = max(s for _, _, s in state["items"]) + 60
                 state["items"].insert(0, (guid, query.get("title", f"{parts[1]} {guid}"), stamp))
+            elif parts[2] == "put":
+                items = []
+                newest = max(s for _, _, s in state["items"]) if state["items"] else BASE
+                for number, text in enumerate(query.get("items", "").split(",")):
+                    if not text:
+                        continue
+                    guid, title, stamp = (text.split(":") + ["", ""])[:3]
+                    items.append((guid, title or f"{parts[1]} {guid}", int(stamp) if stamp else newest + 60 * (100 - number)))
+                state["items"] = items
             elif parts[2] == "set":
                 for key in ("mode", "title"):
                     if key in query:
@@ -117,6 +130,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             state = feed(name)
             state["stats"]["requests"] += 1
+            if self.headers.get("If-None-Match") or self.headers.get("If-Modified-Since"):
+                state["stats"]["conditional"] += 1
             if not self.carried_feed:
                 self.carried_feed = True
                 CONNECTIONS["feedConnections"] += 1
@@ -147,6 +162,9 @@ class Handler(BaseHTTPRequestHandler):
             if mode == "invalid":
                 state["stats"]["failed"] += 1
                 return self.reply(200, b"<rss><channel><item>", [("Content-Type", "application/rss+xml")])
+            if mode == "junk":
+                return self.reply(200, b"<rss><channel><item><title>junk</title><guid>junk</guid><description>&#1;<",
+                                  [("Content-Type", "application/rss+xml")])
             body = document(state, name)
             etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
             headers = [("ETag", etag), ("Content-Type", "application/rss+xml")]
