@@ -39,6 +39,7 @@ public struct Schema: Sendable {
     /// Version 1: `feed` (one row: the epoch, the version and when the feed last reloaded),
     /// `items` (every kept item, ordered like the feed by `created_ms` then `id`), `sources`
     /// (each river source's state, the river's own encoding).
+    /// Version 2: the owner (``ownerTables``) and the subscriptions (``subscriptionTables``).
     public static let standard = Schema(steps: [
         Step(
             version: 1,
@@ -66,7 +67,8 @@ public struct Schema: Sendable {
                     key TEXT PRIMARY KEY,
                     state BLOB NOT NULL
                 ) WITHOUT ROWID;
-                """)
+                """),
+        Step(version: 2, sql: ownerTables + subscriptionTables),
     ])
 
     /// Brings the file of `connection` to ``current``: a new file gets every step, an older one

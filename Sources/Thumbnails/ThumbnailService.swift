@@ -55,7 +55,7 @@ public final class ThumbnailService: Sendable {
 
     /// Adds `GET /img/*` to `router`.
     public func register(on router: inout Router) {
-        router.on("GET", "/img/*", .async { request in try await self.respond(to: request) })
+        router.on("GET", "/img/*", access: .reader, .async { request in try await self.respond(to: request) })
     }
 
     /// The cache's bytes and entries, for tests and the benchmark.

@@ -70,7 +70,8 @@ enum ServeCommand {
             thumbnails(config, store: app.store, logger: logger, metrics: metrics).register(on: &router)
             if let metrics {
                 app.registerMetrics(in: metrics)
-                router.get("/metrics") { _ in
+                // Open to monitors by its flag (--no-metrics turns it off), like /healthz.
+                router.get("/metrics", access: .anyone) { _ in
                     Response(
                         headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
                         body: Array(metrics.exposition().utf8))

@@ -131,9 +131,11 @@ struct FeedDatabaseTests {
     @Test func anUpgradeRunsInOneTransactionAndAFailingOneLeavesTheFileAsItWas() throws {
         let folder = try TemporaryFolder()
         let path = try Self.fixtureCopy(in: folder)
+        // The fixture is version 1: a failing step after the standard ones takes every step back.
+        let next = Schema.standard.current + 1
         var failing = Schema.standard
         failing.steps.append(
-            Schema.Step(version: 2, sql: "CREATE TABLE marks (id TEXT); INSERT INTO nowhere VALUES (1)"))
+            Schema.Step(version: next, sql: "CREATE TABLE marks (id TEXT); INSERT INTO nowhere VALUES (1)"))
         #expect {
             _ = try FeedDatabase(path: path, schema: failing)
         } throws: {
@@ -146,17 +148,18 @@ struct FeedDatabaseTests {
         }
         var upgraded = Schema.standard
         upgraded.steps.append(
-            Schema.Step(version: 2, sql: "CREATE TABLE marks (id TEXT PRIMARY KEY, read INTEGER NOT NULL)"))
+            Schema.Step(version: next, sql: "CREATE TABLE marks (id TEXT PRIMARY KEY, read INTEGER NOT NULL)")
+        )
         do {
             let database = try FeedDatabase(path: path, schema: upgraded)
             #expect(try database.load(maxItems: 100).snapshot?.entries.count == 3)
         }
         let check = try DatabaseConnection(path: path, mode: .readOnly)
-        #expect(try check.integer("PRAGMA user_version") == 2)
+        #expect(try check.integer("PRAGMA user_version") == Int64(next))
         #expect(try check.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'marks'") == 1)
         // The standard schema now finds a newer file and refuses it.
         #expect {
             _ = try FeedDatabase(path: path)
-        } throws: { ($0 as? StorageError)?.message.contains("schema version 2, newer") == true }
+        } throws: { ($0 as? StorageError)?.message.contains("schema version \(next), newer") == true }
     }
 }

@@ -7,6 +7,8 @@ public struct SourceLabel: Sendable, Equatable {
     public var title: String
     /// The feed's web site (absolute http/https), when it names one: the title links to it.
     public var siteURL: String?
+    /// The folder the person put it in (one level; `?folder=` filters by it), nil for none.
+    public var folder: String?
 
     /// Whether `text` has the shape of a source key: 12 lowercase hex digits.
     public static func isWellFormedKey(_ text: String) -> Bool {
@@ -14,9 +16,10 @@ public struct SourceLabel: Sendable, Equatable {
     }
 
     /// Creates a label.
-    public init(key: String, title: String, siteURL: String? = nil) {
+    public init(key: String, title: String, siteURL: String? = nil, folder: String? = nil) {
         self.key = key
         self.title = title
         self.siteURL = siteURL
+        self.folder = folder
     }
 }

@@ -77,28 +77,35 @@ public final class FeedApp: Sendable {
     }
 
     /// All routes, with errors rendered as JSON envelopes under `/api/` and HTML pages elsewhere.
+    ///
+    /// Each declares who may use it (``Access``): reading the river is `.reader` (the owner, or
+    /// anyone with a public river); a refresh reads the feeds again and changes nothing of the
+    /// owner's, so it is `.reader` too; the subscription list (with its feeds' queries) is the
+    /// owner's; what a browser or a monitor fetches on its own is `.anyone`.
     public func router() -> Router {
         var router = Router(
             logger: logger, errorRenderer: { error, request in self.renderError(error, for: request) },
             shutdownRenderer: { error in self.jsonError(error) })
-        router.get("/") { request in try self.page(request) }
-        router.post("/refresh") { request in try await self.formRefresh(request) }
-        router.get("/api/items") { request in try self.items(request) }
-        router.post("/api/refresh") { request in try await self.apiRefresh(request) }
-        router.get("/healthz") { _ in self.health() }
-        router.get("/api/events") { request in
+        router.get("/", access: .reader) { request in try self.page(request) }
+        router.post("/refresh", access: .reader) { request in try await self.formRefresh(request) }
+        router.get("/api/items", access: .reader) { request in try self.items(request) }
+        router.post("/api/refresh", access: .reader) { request in try await self.apiRefresh(request) }
+        router.get("/healthz", access: .anyone) { _ in self.health() }
+        router.get("/api/events", access: .reader) { request in
             try self.events.open(request, sourceKey: try self.sourceFilter(request)?.key)
         }
-        router.get("/sw.js") { request in try self.serviceWorker(request) }
-        router.get("/manifest.webmanifest") { request in try self.webAppManifest(request) }
+        router.get("/sw.js", access: .anyone) { request in try self.serviceWorker(request) }
+        router.get("/manifest.webmanifest", access: .anyone) { request in try self.webAppManifest(request) }
         // Browsers ask for it on their own, whatever the page links: the icon, not a logged 404.
-        router.get("/favicon.ico") { request in
+        router.get("/favicon.ico", access: .anyone) { request in
             try self.files.respond(relative: "icons/favicon.ico", request: request)
         }
-        router.get("/api/sources") { request in try self.sourcesList(request) }
-        router.get("/api/sources.opml") { request in try self.sourcesOPML(request) }
-        router.get("/api/openapi.json") { request in OpenAPIDocument.representation.response(to: request) }
-        router.get(StaticFiles.urlPrefix + "*") { request in
+        router.get("/api/sources", access: .reader) { request in try self.sourcesList(request) }
+        router.get("/api/sources.opml", access: .owner) { request in try self.sourcesOPML(request) }
+        router.get("/api/openapi.json", access: .anyone) { request in
+            OpenAPIDocument.representation.response(to: request)
+        }
+        router.get(StaticFiles.urlPrefix + "*", access: .anyone) { request in
             try self.files.respond(relative: request.parameters["*"] ?? "", request: request)
         }
         return router

@@ -20,6 +20,9 @@ public struct Request: Sendable {
     var peer: PeerAddress = .unknown
     /// Path parameters captured by the router, e.g. `id` for `/items/:id`, `*` for a wildcard.
     public var parameters: [String: String]
+    /// Who sent the request, when the router's ``AccessGate`` found out; nil without a gate or
+    /// for an anonymous request.
+    public var principal: Principal?
 
     /// Creates a request from already-decoded parts.
     public init(

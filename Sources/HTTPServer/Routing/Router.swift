@@ -10,18 +10,18 @@ public struct Router: Sendable {
     struct Route: Sendable {
         let pattern: PathPattern
         /// A handful of methods per path: a scan beats hashing the method on every request.
-        var handlers: [(method: String, handler: Handler)]
+        var handlers: [(method: String, access: Access, handler: Handler)]
 
-        func handler(for method: String) -> Handler? {
+        func handler(for method: String) -> (access: Access, handler: Handler)? {
             for entry in handlers where entry.method == method {
-                return entry.handler
+                return (entry.access, entry.handler)
             }
             return nil
         }
 
-        mutating func set(_ method: String, _ handler: Handler) {
+        mutating func set(_ method: String, _ access: Access, _ handler: Handler) {
             handlers.removeAll { $0.method == method }
-            handlers.append((method, handler))
+            handlers.append((method, access, handler))
         }
     }
 
@@ -42,6 +42,8 @@ public struct Router: Sendable {
     public typealias ShutdownRenderer = @Sendable (any HTTPResponseError) -> Response
 
     private var routes: [Route] = []
+    /// Asked before every handler (see ``Access``); nil: every route is open.
+    public var gate: (any AccessGate)?
     private var errorRenderer: ErrorRenderer
     private let shutdownRenderer: ShutdownRenderer
     private let logger: Logger
@@ -57,33 +59,43 @@ public struct Router: Sendable {
         self.shutdownRenderer = shutdownRenderer ?? Router.plainText
     }
 
-    /// Registers a handler for `method` on `path` (see ``PathPattern`` for the syntax).
-    public mutating func on(_ method: String, _ path: String, _ handler: Handler) {
+    /// Registers a handler for `method` on `path` (see ``PathPattern`` for the syntax), open to
+    /// `access` (the owner unless said otherwise: a route forgets nothing by being declared).
+    public mutating func on(_ method: String, _ path: String, access: Access = .owner, _ handler: Handler) {
         let pattern = PathPattern(path)
         if let index = routes.firstIndex(where: { $0.pattern == pattern }) {
-            routes[index].set(method, handler)
+            routes[index].set(method, access, handler)
         } else {
-            routes.append(Route(pattern: pattern, handlers: [(method, handler)]))
+            routes.append(Route(pattern: pattern, handlers: [(method, access, handler)]))
         }
     }
 
     /// Registers a synchronous `GET` handler.
-    public mutating func get(_ path: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
-        on("GET", path, .immediate(handler))
+    public mutating func get(
+        _ path: String, access: Access = .owner, _ handler: @escaping @Sendable (Request) throws -> Response
+    ) {
+        on("GET", path, access: access, .immediate(handler))
     }
 
     /// Registers an asynchronous `POST` handler.
     public mutating func post(
-        _ path: String, _ handler: @escaping @Sendable (Request) async throws -> Response
+        _ path: String, access: Access = .owner,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
     ) {
-        on("POST", path, .async(handler))
+        on("POST", path, access: access, .async(handler))
+    }
+
+    /// The access each registered method of each path was declared with, in registration order:
+    /// what a test walks to prove that no route is open by accident.
+    public var routeAccess: [(method: String, path: String, access: Access)] {
+        routes.flatMap { route in route.handlers.map { ($0.method, route.pattern.description, $0.access) } }
     }
 
     /// Routes a request: a ready response for immediate handlers and errors, or work to await.
     /// Takes the request by value and hands that same value on, so it is never copied.
     public func route(_ request: consuming Request) -> Outcome {
         var allowed: Set<String> = []
-        var found: (handler: Handler, parameters: [String: String], index: Int)?
+        var found: (handler: Handler, access: Access, parameters: [String: String], index: Int)?
         for (index, route) in routes.enumerated() {
             let parameters: [String: String]
             if route.pattern.isLiteral {
@@ -98,11 +110,11 @@ public struct Router: Sendable {
             }
             let method =
                 request.method == "HEAD" && route.handler(for: "HEAD") == nil ? "GET" : request.method
-            guard let handler = route.handler(for: method) else {
+            guard let entry = route.handler(for: method) else {
                 allowed.formUnion(route.handlers.map(\.method))
                 continue
             }
-            found = (handler, parameters, index)
+            found = (entry.handler, entry.access, parameters, index)
             break
         }
         guard let found else {
@@ -115,6 +127,10 @@ public struct Router: Sendable {
         var routed = consume request
         if !found.parameters.isEmpty { routed.parameters = found.parameters }
         let index = found.index
+        if let gate, var refusal = gate.admit(&routed, to: found.access) {
+            refusal.routeIndex = index
+            return .response(refusal)
+        }
         switch found.handler {
         case .immediate(let body):
             var response: Response
