@@ -16,9 +16,9 @@ PYTHON ?= python3
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
 ## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/),
-## SQLite (--database).
+## SQLite (--database), libsodium (the owner's password hash, tokens and sessions).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libuchardet-dev libvips-dev libsqlite3-dev pkg-config
+  libuchardet-dev libvips-dev libsqlite3-dev libsodium-dev pkg-config
 deps: ## Install the Debian packages the build needs (only those missing)
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -145,9 +145,12 @@ build-debug: deps ## Debug build with the tests, warnings as errors
 
 ## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0"), keeping the feed in
 ## .data/pullrefresh.sqlite (git-ignored; DATABASE= to change or DATABASE="" for memory only).
+## With a database, first one line on its owner: who may change the feeds, or how to set an
+## owner when there is none (`pullrefresh owner status`, docs/owner.md).
 DATABASE ?= .data/pullrefresh.sqlite
 run: build ## Build in release mode and serve on http://127.0.0.1:8080 (PORT=, ARGS=, DATABASE=)
 	@$(if $(DATABASE),mkdir -p $(dir $(DATABASE)))
+	@$(if $(DATABASE),.build/release/pullrefresh owner status --database $(DATABASE) || true)
 	PORT=$(PORT) .build/release/pullrefresh $(if $(DATABASE),--database $(DATABASE)) $(ARGS)
 
 ## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
