@@ -89,6 +89,7 @@ let package = Package(
             name: "FeedWeb",
             dependencies: [
                 "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
+                "Owner",
             ]),
         .target(
             name: "Thumbnails",
@@ -152,7 +153,9 @@ let package = Package(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
         // The executable's flag table: parser, --help and docs/configuration.md (runs the binary too).
-        .testTarget(name: "pullrefreshTests", dependencies: ["HTTPServer", "pullrefresh"]),
+        .testTarget(
+            name: "pullrefreshTests",
+            dependencies: ["FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "pullrefresh"]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),
     ],

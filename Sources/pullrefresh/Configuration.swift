@@ -56,6 +56,10 @@ struct Configuration {
     var imageCacheBytes = 32 << 20
     /// `--allow-private-images`: thumbnails may fetch from private addresses (tests only).
     var allowPrivateImages = false
+    /// `--public-river`: anyone may read the river and its read-only API while an owner is set.
+    var publicRiver = false
+    /// `--trust-proxy`: the reverse proxies whose `X-Forwarded-For`/`-Proto` are believed.
+    var trustedProxies: [String] = []
 
     /// Reads the flag table (``FlagTable``) from the arguments (without the program name) and the
     /// environment, then checks what spans several flags.
@@ -100,6 +104,10 @@ struct Configuration {
                         + "by its instances, and a database file belongs to one process")
             }
             if !config.maxItemsGiven { config.maxItems = 100_000 }
+        } else if config.publicRiver {
+            throw UsageError(
+                "--public-river needs --database: without one there is no owner, and the river is open to everyone already"
+            )
         }
         config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)
