@@ -2,6 +2,7 @@ import Foundation
 public import HTTPServer
 import Logging
 import Owner
+import Synchronization
 
 /// The ``AccessGate`` of a server with a database (``OwnerAuthority``): who may use which route.
 ///
@@ -23,6 +24,9 @@ public final class OwnerGate: AccessGate {
     /// Renders a refusal as the route's errors look (a page, or the API's JSON envelope).
     let render: @Sendable (HTTPError, Request) -> Response
     let logger: Logger
+    /// Set once an owner was seen: an owner is never removed, so later requests skip the read
+    /// of the file that ``OwnerAuthority/hasOwner`` is.
+    private let ownerSeen = Atomic<Bool>(false)
 
     init(
         authority: OwnerAuthority, publicRiver: Bool, transport: ClientTransport, logger: Logger,
@@ -35,6 +39,14 @@ public final class OwnerGate: AccessGate {
         self.render = render
     }
 
+    /// Whether an owner is set (once true, for good: see ``ownerSeen``).
+    var hasOwner: Bool {
+        if ownerSeen.load(ordering: .relaxed) { return true }
+        let has = authority.hasOwner
+        if has { ownerSeen.store(true, ordering: .relaxed) }
+        return has
+    }
+
     /// The realm of `WWW-Authenticate`.
     static let realm = "pullrefresh"
 
@@ -43,9 +55,9 @@ public final class OwnerGate: AccessGate {
     public func admitsEveryone(to access: Access) -> Bool {
         switch access {
         case .anyone: true
-        case .reader: publicRiver || !authority.hasOwner
+        case .reader: publicRiver || !hasOwner
         // Stored answers are only ever GETs: without an owner, the owner's pages are open to read.
-        case .owner: !authority.hasOwner
+        case .owner: !hasOwner
         }
     }
 
@@ -55,7 +67,7 @@ public final class OwnerGate: AccessGate {
         let reads = request.method == "GET" || request.method == "HEAD"
         // A public river is read by everyone alike (its pages carry nothing personal): no lookups.
         if access == .reader, publicRiver, reads { return nil }
-        guard authority.hasOwner else {
+        guard hasOwner else {
             if !reads, CrossSiteCheck.isCrossSite(request, transport: transport) {
                 return crossSite(request)
             }
