@@ -132,10 +132,18 @@ public final class OwnerRoutes: Sendable {
         return authority.session(cookieValue: value)
     }
 
-    /// `?lang=` when supported, else `Accept-Language`.
+    /// `?lang=` when supported, else the `lang` of the page the reader came from (`next`), else
+    /// `Accept-Language`.
     private func language(_ request: Request) -> String {
         let localizer = app.renderer.localizer
-        if let code = request.queryValue("lang")?.lowercased(), localizer.supports(code) { return code }
+        let next = request.queryValue("next") ?? FormBody(request).value("next")
+        let fromNext = next.flatMap {
+            URLComponents(string: $0)?.queryItems?.first { $0.name == "lang" }?.value
+        }
+        for code in [request.queryValue("lang"), fromNext].compactMap({ $0?.lowercased() })
+        where localizer.supports(code) {
+            return code
+        }
         return localizer.negotiate(acceptLanguage: request.headers["Accept-Language"])
     }
 }
