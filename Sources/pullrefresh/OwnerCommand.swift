@@ -181,7 +181,6 @@ enum OwnerCommand {
 
     /// Asks on stderr and reads one line from the terminal with its echo off.
     private static func prompt(_ question: String) -> String {
-        FileHandle.standardError.write(Data(question.utf8))
         var saved = termios()
         let haveTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
         if haveTerminal {
@@ -189,6 +188,8 @@ enum OwnerCommand {
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         }
+        // Asked once the echo is off, so nothing typed after the question shows.
+        FileHandle.standardError.write(Data(question.utf8))
         let line = readLine(strippingNewline: true) ?? ""
         if haveTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
         FileHandle.standardError.write(Data("\n".utf8))
