@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Owner
 import Storage
@@ -47,12 +48,14 @@ struct SharedFileTests {
         // A writer busy for a moment (as a reload is): the command line waits its turn.
         let holder = try DatabaseHolder(path: fixture.path)
         try holder.begin()
-        let released = Task.detached {
-            try await Task.sleep(for: .milliseconds(300))
+        // Released by a thread of its own: the cooperative pool may be busy with other tests.
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
             holder.commit()
+            released.signal()
         }
         let token = try fixture.authority().createToken(name: "waited")
-        try await released.value
+        released.wait()
         #expect(server.token(bearer: token) == "waited")
     }
 

@@ -79,6 +79,33 @@ struct SignInThrottleTests {
                 == .throttled(retryAfter: 900))
     }
 
+    @Test func anAttemptRefusedForWantOfASlotDoesNotResetTheCount() async throws {
+        let fixture = try OwnerFixture()
+        var policy = OwnerPolicy()
+        policy.concurrentVerifications = 1
+        policy.slotWait = .zero
+        let authority = try fixture.authority(policy: policy)
+        try authority.setPassword(Self.password)
+        for _ in 0..<4 {
+            #expect(await authority.signIn(password: "wrong guess", address: "192.0.2.9") == .wrongPassword)
+        }
+        // Many at once from elsewhere, and one more from the guesser among them: whatever the
+        // guesser got (busy or a fifth failure), its four failures still count.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    _ = await authority.signIn(password: Self.password, address: "198.51.100.\(index)")
+                }
+            }
+            group.addTask { _ = await authority.signIn(password: "wrong guess", address: "192.0.2.9") }
+        }
+        let next = await authority.signIn(password: "wrong guess", address: "192.0.2.9")
+        #expect(next == .wrongPassword || next == .throttled(retryAfter: 900))
+        #expect(
+            await authority.signIn(password: Self.password, address: "192.0.2.9")
+                == .throttled(retryAfter: 900))
+    }
+
     @Test func failuresFromEverywhereAreBoundedToo() async throws {
         let fixture = try OwnerFixture()
         var policy = OwnerPolicy()
