@@ -7,10 +7,11 @@ import sys
 import tempfile
 
 import pytest
+from harness.server import Server
 from harness.upstream import RiverUpstream
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from owner_harness import OwnerServer, owner_command  # noqa: E402
+from owner_harness import run_owner  # noqa: E402
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def servers():
     started = []
 
     def start(*args):
-        server = OwnerServer(*args)
+        server = Server("--port", "0", *args)
         started.append(server)
         return server
 
@@ -52,4 +53,4 @@ def upstream():
 @pytest.fixture
 def owner():
     """`owner(*args, stdin="")` runs `pullrefresh owner *args`: (status, stdout, stderr)."""
-    return owner_command
+    return run_owner

@@ -1,6 +1,5 @@
 """What the owner suite adds to the shared harness (Tests/harness): `pullrefresh owner …` with
-a standard input (a pipe, or a pseudo-terminal), a server with --database, and read-only looks
-into the database file.
+a standard input (a pipe, or a pseudo-terminal) and read-only looks into the database file.
 
 Env: PULLREFRESH_BIN (server binary, default .build/debug/pullrefresh).
 """
@@ -12,11 +11,10 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.server import Server as HarnessServer
 from harness.server import binary
 
 
-def owner_command(*args, stdin="", timeout=30):
+def run_owner(*args, stdin="", timeout=30):
     """`pullrefresh owner *args` with `stdin` piped in: (exit status, stdout, stderr)."""
     done = subprocess.run([binary(), "owner", *args], input=stdin, capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
@@ -69,13 +67,6 @@ class Terminal:
         os.kill(self.pid, 9)
         os.waitpid(self.pid, 0)
         raise AssertionError(f"the command did not end; saw {self.seen!r}")
-
-
-class OwnerServer(HarnessServer):
-    """`pullrefresh --port 0 *args`, listening."""
-
-    def __init__(self, *args):
-        super().__init__("--port", "0", *args)
 
 
 def query(path, sql, *params):
