@@ -10,7 +10,7 @@ import Synchronization
 ///   runs on the file. SQLite's WAL mode lets readers go on while one connection writes, and
 ///   the busy timeout makes a writer wait its turn (a few milliseconds) instead of failing.
 /// - **Always the file's present.** Every lookup is a fresh read (a primary-key or unique-index
-///   lookup, a few microseconds), never a copy kept in memory, so a token revoked or a password
+///   lookup, tens of microseconds), never a copy kept in memory, so a token revoked or a password
 ///   set by another process counts at the server's next request.
 /// - **Two connections.** Lookups (asked on the server's request threads) have a connection of
 ///   their own, so they never queue behind a write that waits for the lock.
