@@ -67,7 +67,7 @@ enum OwnerCommand {
         do {
             let authority = OwnerAuthority(records: try OwnerRecords(path: database, creating: true))
             let ended = try authority.setPassword(password)
-            say("password of the owner set in \(database); \(ended) browser sessions signed out")
+            say("password of the owner set in \(database); browser sessions signed out: \(ended)")
             return 0
         } catch {
             return fail(error.message, status: 1)
