@@ -44,6 +44,14 @@ public final class OwnerAuthority: Sendable {
         slots = VerificationSlots(capacity: policy.concurrentVerifications)
     }
 
+    /// Reads the key of the keyed hash from the file (making and storing it when the file has
+    /// none) now, so the first request does not wait for that write: call it at start. Throws
+    /// when the file cannot give it (the server then refuses to start rather than refusing every
+    /// session).
+    public func prepare() throws(StorageError) {
+        _ = try loadedHash()
+    }
+
     /// Whether an owner is set (read from the file each time: a password set by the command
     /// line while the server runs counts at once). True when the file cannot be read, so the
     /// server asks for sign-in rather than opening every route.

@@ -15,6 +15,7 @@ struct SharedFileTests {
         // The running server: the feed's database (holding the lock) and its authority.
         let feed = try FeedDatabase(path: fixture.path)
         let server = try fixture.authority()
+        try server.prepare()
         #expect(!server.hasOwner)
         // The command line, while the server runs: no lock needed.
         let commandLine = try fixture.authority()
