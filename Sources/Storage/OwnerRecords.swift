@@ -30,9 +30,9 @@ public final class OwnerRecords: Sendable {
     private let lookups: Mutex<PreparedStatements>
     private let changes: Mutex<PreparedStatements>
 
-    /// Opens the owner's records in the database at `path`. A missing file is created with the
-    /// whole schema when `creating` (so an owner can be set before the first start), else
-    /// refused; an older layout is upgraded. Takes no lock: a server may be running on the file.
+    /// Opens the owner's records in the database at `path`. A missing file is created (mode
+    /// 0600) with the whole schema when `creating` (so an owner can be set before the first
+    /// start), else refused; an older layout is upgraded. Takes no lock: a server may be running on the file.
     public init(
         path: String, creating: Bool = false, synchronous: DatabaseConnection.Synchronous = .normal,
         schema: Schema = .standard
@@ -46,6 +46,11 @@ public final class OwnerRecords: Sendable {
             writer = try DatabaseConnection(path: path, mode: exists ? .readWrite : .create)
         } catch {
             throw Schema.openFailure(error, name: path)
+        }
+        if !exists {
+            // A file made here holds the password's hash and the key of the token hash: readable
+            // by its owner only (SQLite gives its -wal and -shm files the same mode).
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         }
         if writer.isReadOnly {
             throw StorageError("database \(path) is not writable (its permissions or its file system)")

@@ -25,6 +25,8 @@ def test_a_password_from_a_pipe_is_stored_as_an_argon2id_hash(owner, database):
     status, out, err = owner("set-password", "--database", database, stdin=PASSWORD + "\n")
     assert status == 0, err
     assert database in out
+    # The file made by the command holds secrets' hashes: its owner alone may read it.
+    assert os.stat(database).st_mode & 0o777 == 0o600
     [(name, stored)] = query(database, "SELECT name, password_hash FROM users")
     assert name == "owner"
     assert stored.startswith("$argon2id$v=19$m=65536,t=2,p=1$")
