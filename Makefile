@@ -227,6 +227,12 @@ ops-test: build-debug ops-deps ## HTTPS, metrics, logs, deployment files, nginx 
 store-test: build-debug ## The store of record against the real binary: restarts, locks, bad files, KILL rounds, backup (Tests/store)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/store
 
+## Issue 32 over the wire: `pullrefresh owner …` (passwords, tokens, beside a running server),
+## sign-in, sessions, CSRF, throttles, subscriptions (Tests/owner; docs/owner.md).
+.PHONY: owner-test
+owner-test: build-debug browser-deps ## The owner and subscriptions against the real binary: CLI, sign-in, tokens, CSRF (Tests/owner)
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/owner
+
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
 cluster-test: build-debug cluster-deps browser-deps image-test-deps ## Several instances on one redis-server: faults, storm, nginx (Tests/cluster)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
@@ -249,7 +255,7 @@ soak-test: build-debug cluster-deps ## The soak for 60 s (part of make test)
 ## metrics, logs, deployment), cluster tests, the store of record (--database), and the soak
 ## for 60 s. The Python suites share
 ## one harness, Tests/harness (docs/testing.md).
-test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test soak-test ## Every suite (about 9 minutes); what CI runs
+test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test owner-test soak-test ## Every suite (about 9 minutes); what CI runs
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites

@@ -28,6 +28,8 @@ public final class OwnerAuthority: Sendable {
     private let writes = DispatchQueue(label: "pullrefresh.owner.writes", qos: .utility)
     /// Hashes whose touch is queued, so a burst of requests queues one write.
     private let touching = Mutex<Set<[UInt8]>>([])
+    /// Whether the file was seen to have an owner (it then always has one).
+    private let ownerSeen = Atomic<Bool>(false)
     /// Seconds a client is asked to wait when the database failed under a sign-in.
     static let storageRetry = 5
 
@@ -44,12 +46,24 @@ public final class OwnerAuthority: Sendable {
         slots = VerificationSlots(capacity: policy.concurrentVerifications)
     }
 
-    /// Whether an owner is set (read from the file each time: a password set by the command
-    /// line while the server runs counts at once). True when the file cannot be read, so the
-    /// server asks for sign-in rather than opening every route.
+    /// Reads the key of the keyed hash from the file (making and storing it when the file has
+    /// none) now, so the first request does not wait for that write: call it at start. Throws
+    /// when the file cannot give it (the server then refuses to start rather than refusing every
+    /// session).
+    public func prepare() throws(StorageError) {
+        _ = try loadedHash()
+    }
+
+    /// Whether an owner is set: read from the file until it says yes (a password set by the
+    /// command line while the server runs counts at once), then kept, since nothing in
+    /// pullrefresh removes an owner. True when the file cannot be read, so the server asks for
+    /// sign-in rather than opening every route.
     public var hasOwner: Bool {
+        if ownerSeen.load(ordering: .relaxed) { return true }
         do {
-            return try records.hasOwner()
+            let found = try records.hasOwner()
+            if found { ownerSeen.store(true, ordering: .relaxed) }
+            return found
         } catch {
             logger.error("owner: \(error.message); treating the server as owned until the file can be read")
             return true
@@ -66,7 +80,8 @@ public final class OwnerAuthority: Sendable {
     /// sees it); on success makes a new session. Throttled and busy attempts are refused before
     /// the password is looked at. Every failure and refusal is logged with the address, never
     /// the password.
-    public func signIn(password: String, address: String) async -> SignInOutcome {
+    public func signIn(password: String, address given: String) async -> SignInOutcome {
+        let address = Self.printable(given)
         let owner: OwnerAccount
         do {
             guard let found = try records.owner() else { return .noOwner }
@@ -88,7 +103,7 @@ public final class OwnerAuthority: Sendable {
             }
         }
         guard await slots.acquire(waiting: policy.slotWait) else {
-            throttle.withLock { $0.finish(key, at: now(), failed: false) }
+            throttle.withLock { $0.withdraw(key) }
             logger.warning("sign-in refused from \(address): busy (verifications in flight)")
             return .busy(retryAfter: 1)
         }
@@ -105,16 +120,31 @@ public final class OwnerAuthority: Sendable {
                     + "within \(Int(policy.failureWindow.interval / 60)) minutes)")
             return .wrongPassword
         }
-        return makeSession(for: owner, address: address, at: finished)
+        // Storing the session may wait for the feed's write lock (the busy timeout): not on the
+        // cooperative pool either.
+        return await Self.offPool { [self] in makeSession(for: owner, address: address, at: finished) }
+    }
+
+    /// `address` as it may appear in a log line: control characters (a forged line break
+    /// from a header) shown as `?`, at most 100 characters.
+    static func printable(_ address: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                address.unicodeScalars.prefix(100).map {
+                    $0.properties.generalCategory == .control ? "?" : $0
+                }))
     }
 
     /// Runs the Argon2id verification on a thread of its own: it blocks for ~0.1 s, which
     /// would hold one of the cooperative pool's few threads.
     private static func verify(_ password: String, against hash: String) async -> Bool {
+        await offPool { PasswordHash.verify(password, against: hash) }
+    }
+
+    /// `body`'s result, computed on a Dispatch thread (work that blocks).
+    private static func offPool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: PasswordHash.verify(password, against: hash))
-            }
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: body()) }
         }
     }
 
@@ -243,9 +273,7 @@ public final class OwnerAuthority: Sendable {
     /// Makes a new app token named `name` and stores its hash; returns the token, the only
     /// time it is ever seen. Throws when there is no owner or a token of that name exists.
     public func createToken(name: String) throws(StorageError) -> String {
-        guard let hash = currentHash() else {
-            throw StorageError("database \(records.path): the key of the token hash cannot be read")
-        }
+        let hash = try loadedHash()
         let token = RandomToken.make()
         try records.createToken(name: name, hash: hash.digest(token), at: now())
         return token
@@ -278,20 +306,25 @@ public final class OwnerAuthority: Sendable {
         }
     }
 
-    /// The keyed hash, its key read from the file (or made and stored there) on first use.
+    /// The keyed hash, its key read from the file (or made and stored there) on first use;
+    /// nil (logged) when the file cannot give it.
     private func currentHash() -> KeyedHash? {
-        keyedHash.withLock { cached in
+        do {
+            return try loadedHash()
+        } catch {
+            logger.error("owner: \(error)")
+            return nil
+        }
+    }
+
+    private func loadedHash() throws(StorageError) -> KeyedHash {
+        try keyedHash.withLock { cached throws(StorageError) -> KeyedHash in
             if let cached { return cached }
-            do {
-                let key = try records.hashKey(orMake: KeyedHash.newKey)
-                cached = KeyedHash(key: key)
-                if cached == nil {
-                    logger.error("database \(records.path): the owner's key has the wrong length")
-                }
-            } catch {
-                logger.error("owner: \(error)")
+            guard let loaded = KeyedHash(key: try records.hashKey(orMake: KeyedHash.newKey)) else {
+                throw StorageError("database \(records.path): the owner's key has the wrong length")
             }
-            return cached
+            cached = loaded
+            return loaded
         }
     }
 }

@@ -46,10 +46,16 @@ struct SignInThrottle {
         return nil
     }
 
+    /// Ends an admitted attempt that was never verified (no slot freed in time): it counts
+    /// neither way.
+    mutating func withdraw(_ key: String) {
+        if let count = pending[key], count > 1 { pending[key] = count - 1 } else { pending[key] = nil }
+    }
+
     /// Ends an admitted attempt: a failure is remembered, a success forgets the address's
     /// failures.
     mutating func finish(_ key: String, at now: Date, failed: Bool) {
-        if let count = pending[key], count > 1 { pending[key] = count - 1 } else { pending[key] = nil }
+        withdraw(key)
         guard failed else {
             failures[key] = nil
             return

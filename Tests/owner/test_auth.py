@@ -45,12 +45,6 @@ def create_token(database, name):
 
 
 @pytest.fixture
-def folder():
-    with tempfile.TemporaryDirectory(prefix="ptr-auth-") as path:
-        yield path
-
-
-@pytest.fixture
 def start(folder):
     """Starts pullrefresh with a database in `folder` (an owner set unless owner=False) and the
     extra flags; stops every one at the end."""

@@ -2,7 +2,6 @@ import Foundation
 public import HTTPServer
 import Logging
 import Owner
-import Synchronization
 
 /// The ``AccessGate`` of a server with a database (``OwnerAuthority``): who may use which route.
 ///
@@ -24,9 +23,6 @@ public final class OwnerGate: AccessGate {
     /// Renders a refusal as the route's errors look (a page, or the API's JSON envelope).
     let render: @Sendable (HTTPError, Request) -> Response
     let logger: Logger
-    /// Set once an owner was seen: an owner is never removed, so later requests skip the read
-    /// of the file that ``OwnerAuthority/hasOwner`` is.
-    private let ownerSeen = Atomic<Bool>(false)
 
     init(
         authority: OwnerAuthority, publicRiver: Bool, transport: ClientTransport, logger: Logger,
@@ -39,13 +35,8 @@ public final class OwnerGate: AccessGate {
         self.render = render
     }
 
-    /// Whether an owner is set (once true, for good: see ``ownerSeen``).
-    var hasOwner: Bool {
-        if ownerSeen.load(ordering: .relaxed) { return true }
-        let has = authority.hasOwner
-        if has { ownerSeen.store(true, ordering: .relaxed) }
-        return has
-    }
+    /// Whether an owner is set (the authority keeps a yes: nothing removes an owner).
+    var hasOwner: Bool { authority.hasOwner }
 
     /// The realm of `WWW-Authenticate`.
     static let realm = "pullrefresh"
