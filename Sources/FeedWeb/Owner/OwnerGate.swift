@@ -69,7 +69,8 @@ public final class OwnerGate: AccessGate {
         if api, let bearer = Self.bearer(request) {
             guard let name = authority.token(bearer: bearer) else {
                 logger.warning(
-                    "refused an unknown or revoked token from \(address(request)) for \(request.path)")
+                    "refused an unknown or revoked token from \(address(request)) for \(Logger.printable(request.path))"
+                )
                 return render(Self.unauthorized(invalidToken: true), request)
             }
             request.principal = Principal(name: name, credential: .token)
@@ -87,7 +88,7 @@ public final class OwnerGate: AccessGate {
                 let presented = request.headers["X-CSRF-Token"] ?? FormBody(request).value("csrf") ?? ""
                 guard authority.csrfMatches(session, presented: presented) else {
                     logger.warning(
-                        "refused \(request.method) \(request.path) from \(address(request)): missing or wrong CSRF token"
+                        "refused \(request.method) \(Logger.printable(request.path)) from \(address(request)): missing or wrong CSRF token"
                     )
                     return render(
                         HTTPError(
@@ -162,7 +163,8 @@ public final class OwnerGate: AccessGate {
 
     private func crossSite(_ request: Request) -> Response {
         logger.warning(
-            "refused \(request.method) \(request.path) from \(address(request)): sent from another site")
+            "refused \(request.method) \(Logger.printable(request.path)) from \(address(request)): sent from another site"
+        )
         return render(
             HTTPError(
                 403, code: "cross_site", message: "Changes are accepted only from this site's own pages."),
