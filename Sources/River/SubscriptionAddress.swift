@@ -21,6 +21,12 @@ enum SubscriptionAddress {
             guard scheme == "http" || scheme == "https" else {
                 throw bad("Only http:// and https:// addresses can be subscribed to.")
             }
+        } else if let colon = trimmed.firstIndex(of: ":"), isScheme(trimmed[..<colon]),
+            trimmed[trimmed.index(after: colon)...].first?.isASCII != true
+                || trimmed[trimmed.index(after: colon)...].first?.isNumber != true
+        {
+            // `mailto:…`, `javascript:…`: a scheme, not a host and port (`example.com:8080`).
+            throw bad("Only http:// and https:// addresses can be subscribed to.")
         } else {
             // A bare name (`example.com`, `example.com/blog`) means the site over HTTPS.
             candidate = "https://" + trimmed
@@ -37,6 +43,16 @@ enum SubscriptionAddress {
             throw bad("The address is longer than \(maxBytes) bytes.")
         }
         return url
+    }
+
+    /// Whether `text` has the shape of a URL scheme (a letter, then letters, digits, `+-.`).
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+        }
     }
 
     private static func bad(_ message: String) -> SubscriptionError { SubscriptionError(.badAddress, message) }

@@ -98,6 +98,18 @@ public final class SubscriptionTable: SubscriptionRecords, Sendable {
         return added
     }
 
+    /// Caps the file at `pages` pages for this table's writes (`PRAGMA max_page_count`, per
+    /// connection): beyond, they fail with `SQLITE_FULL`, as on a full disk. For fault tests.
+    public func limitPages(_ pages: Int) throws(StorageError) {
+        do {
+            try connection.withLock { connection throws(DatabaseError) in
+                try connection.execute("PRAGMA max_page_count = \(pages)")
+            }
+        } catch {
+            throw StorageError("database \(path): \(error)")
+        }
+    }
+
     // MARK: SubscriptionRecords
 
     /// Every source, in order.
