@@ -6,7 +6,9 @@ public import HTTPClient
 
 public struct FeedFinder: Sendable {
     public init(limits: FetchLimits, policy: AddressPolicy) {}
-    public func find(_ address: URL) async throws(SubscriptionError) -> FoundFeeds { .feed(address, title: nil) }
+    public func find(_ address: URL) async throws(SubscriptionError) -> FoundFeeds {
+        .feed(address, title: nil)
+    }
 }
 
 public enum FoundFeeds: Sendable, Equatable {

@@ -157,7 +157,9 @@ public final class River: FeedSource, SourceDirectory {
     }
 
     private func makeMember(_ record: SubscriptionRecord, serial: Int) -> Member {
-        Member(record: record, upstream: UpstreamSource(url: record.url, limits: limits, now: now), serial: serial)
+        Member(
+            record: record, upstream: UpstreamSource(url: record.url, limits: limits, now: now),
+            serial: serial)
     }
 
     /// Two subscriptions with the same key (the same URL up to case and fragment), if any.
@@ -304,7 +306,8 @@ public final class River: FeedSource, SourceDirectory {
             if scheduled || members.isEmpty { return current }
             throw FeedError("every source asked us to wait (Retry-After); the feed stays as it was")
         }
-        let results = await fetchAll(selected.map { members[$0] }, states: states, held: held)
+        let results =
+            selected.isEmpty ? [] : await fetchAll(selected.map { members[$0] }, states: states, held: held)
         // The members as they are now: results of members removed during the fetch are dropped.
         let live = membership.withLock { $0.members }
         let liveSerials = Set(live.map(\.serial))

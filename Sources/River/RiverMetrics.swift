@@ -35,7 +35,8 @@ final class RiverMetrics: Sendable {
             let help = "Fetches of one river source, by result (ok, not_modified, failed)."
             func counter(_ result: String) -> Counter {
                 registry.counter(
-                    "pullrefresh_source_fetches_total", help: help, labels: [("source", key), ("result", result)])
+                    "pullrefresh_source_fetches_total", help: help,
+                    labels: [("source", key), ("result", result)])
             }
             perSource[key] = PerSource(
                 succeeded: counter("ok"), notModified: counter("not_modified"), failed: counter("failed"),

@@ -48,7 +48,8 @@ public final class RiverSubscriptions: SubscriptionBook {
 
     /// Creates the book; ``attach(_:)`` gives it the store to reload once there is one (the store
     /// is built over the river, so after this).
-    public init(river: River, records: any SubscriptionRecords, finder: FeedFinder, logger: Logger = Logger()) {
+    public init(river: River, records: any SubscriptionRecords, finder: FeedFinder, logger: Logger = Logger())
+    {
         self.river = river
         self.records = records
         self.finder = finder
@@ -99,7 +100,8 @@ public final class RiverSubscriptions: SubscriptionBook {
             feedURL = url
         case .candidates(let candidates):
             throw SubscriptionError(
-                .severalFeeds, "The page names \(candidates.count) feeds: choose one.", candidates: candidates)
+                .severalFeeds, "The page names \(candidates.count) feeds: choose one.", candidates: candidates
+            )
         }
         guard feedURL.absoluteString.utf8.count <= SubscriptionAddress.maxBytes else {
             throw SubscriptionError(
@@ -112,9 +114,10 @@ public final class RiverSubscriptions: SubscriptionBook {
         }
         logger.notice("subscribed to \(Self.shown(feedURL)) (source \(kept.key))")
         await fetchNew([kept.key])
-        return report(kept.key) ?? SourceReport(
-            label: SourceLabel(key: kept.key, title: title ?? feedURL.host ?? kept.key, folder: folder),
-            feedURL: feedURL.absoluteString, displayURL: Self.shown(feedURL))
+        return report(kept.key)
+            ?? SourceReport(
+                label: SourceLabel(key: kept.key, title: title ?? feedURL.host ?? kept.key, folder: folder),
+                feedURL: feedURL.absoluteString, displayURL: Self.shown(feedURL))
     }
 
     /// Changes a source's title and/or folder (nil: as it is; empty: cleared).
@@ -183,7 +186,8 @@ public final class RiverSubscriptions: SubscriptionBook {
                     }.flatMap { $0.isEmpty ? nil : $0 },
                     origin: .owner))
         }
-        let (added, full) = try changes.withLock { _ throws(SubscriptionError) -> ([SubscriptionRecord], Int) in
+        let (added, full) = try changes.withLock {
+            _ throws(SubscriptionError) -> ([SubscriptionRecord], Int) in
             let fresh = candidates.filter { river.record(forKey: $0.key) == nil }
             let room = max(0, Self.maxSources - river.keys.count)
             let kept = try records.add(Array(fresh.prefix(room)))
@@ -219,7 +223,9 @@ public final class RiverSubscriptions: SubscriptionBook {
         guard let backend = backend.withLock({ $0 }) else { return }
         for _ in 0..<Self.reloadAttempts {
             await reloadDue(backend)
-            if keys.allSatisfy({ river.hasBeenFetched(key: $0) || river.record(forKey: $0) == nil }) { return }
+            if keys.allSatisfy({ river.hasBeenFetched(key: $0) || river.record(forKey: $0) == nil }) {
+                return
+            }
         }
     }
 
@@ -228,7 +234,9 @@ public final class RiverSubscriptions: SubscriptionBook {
         guard let backend = backend.withLock({ $0 }) else { return }
         for _ in 0..<Self.reloadAttempts {
             await reloadDue(backend)
-            let left = backend.current.entries.contains { RiverItemID.key(of: $0.item.id).map(String.init) == key }
+            let left = backend.current.entries.contains {
+                RiverItemID.key(of: $0.item.id).map(String.init) == key
+            }
             if !left { return }
         }
         logger.warning("source \(key) was removed; its items leave the river at the next reload")
@@ -285,7 +293,9 @@ public final class RiverSubscriptions: SubscriptionBook {
 
     /// A URL as the log shows it: without user, password or query.
     private static func shown(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(feed)" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return "(feed)"
+        }
         components.user = nil
         components.password = nil
         components.query = nil

@@ -51,9 +51,13 @@ enum SubscriptionAddress {
             return false
         }
         return text.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+            $0.isASCII
+                && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                    || "+-.".unicodeScalars.contains($0))
         }
     }
 
-    private static func bad(_ message: String) -> SubscriptionError { SubscriptionError(.badAddress, message) }
+    private static func bad(_ message: String) -> SubscriptionError {
+        SubscriptionError(.badAddress, message)
+    }
 }

@@ -1,5 +1,5 @@
-public import Feed
 import Database
+public import Feed
 import Foundation
 import Synchronization
 
@@ -57,7 +57,9 @@ public final class SubscriptionTable: SubscriptionRecords, Sendable {
         return records
     }
 
-    private static func selectAll(_ connection: DatabaseConnection) throws(DatabaseError) -> [SubscriptionRecord] {
+    private static func selectAll(_ connection: DatabaseConnection) throws(DatabaseError)
+        -> [SubscriptionRecord]
+    {
         try rows(connection.prepare("SELECT \(columns) FROM subscriptions ORDER BY position"))
     }
 
@@ -66,7 +68,8 @@ public final class SubscriptionTable: SubscriptionRecords, Sendable {
         throws(DatabaseError) -> [SubscriptionRecord]
     {
         guard !records.isEmpty else { return [] }
-        var next = Int(try connection.integer("SELECT next_position FROM subscription_counter WHERE id = 1") ?? 1)
+        var next = Int(
+            try connection.integer("SELECT next_position FROM subscription_counter WHERE id = 1") ?? 1)
         let insert = try connection.prepare(
             """
             INSERT INTO subscriptions (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

@@ -183,7 +183,8 @@ enum ServeCommand {
         }
         // The upstream wait lives in the source, so the reload metrics include it.
         // (The database's river delays only its demo: a real source's fetch is its own wait.)
-        var upstream: any FeedSource = DelayedSource(source, delay: wiring == nil ? config.reloadDelay : .zero)
+        var upstream: any FeedSource = DelayedSource(
+            source, delay: wiring == nil ? config.reloadDelay : .zero)
         if let metrics { upstream = MeteredSource(upstream, registry: metrics) }
         let store: any FeedBackend
         if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {

@@ -42,12 +42,14 @@ struct SubscriptionWiring {
         let ownerPolicy: AddressPolicy = .publicOnly
         let river = River(
             records: records, limits: config.sourceLimits, concurrency: config.sourceConcurrency,
-            refreshEvery: config.refreshEvery, history: config.history, registry: metrics, ownerPolicy: ownerPolicy,
+            refreshEvery: config.refreshEvery, history: config.history, registry: metrics,
+            ownerPolicy: ownerPolicy,
             demo: DelayedSource(GeneratorSource(seed: config.seed), delay: config.reloadDelay),
             hasHadMembers: hasHadSources)
         await river.useStateStore(database)
         let book = RiverSubscriptions(
-            river: river, records: table, finder: FeedFinder(limits: config.sourceLimits, policy: ownerPolicy),
+            river: river, records: table,
+            finder: FeedFinder(limits: config.sourceLimits, policy: ownerPolicy),
             logger: logger)
         guard let kept = restored?.snapshot else {
             // A new file: the demo's items, or the first fetch of the operator's sources (when

@@ -27,7 +27,10 @@ struct SubscriptionTests {
 
         /// `operators`: feed names on the command line; `demo`: the generator stands in while
         /// the river never had a member.
-        init(operators: [String] = [], demo: Bool = false, refreshEvery: Duration? = .seconds(900), folder: URL? = nil)
+        init(
+            operators: [String] = [], demo: Bool = false, refreshEvery: Duration? = .seconds(900),
+            folder: URL? = nil
+        )
             async throws
         {
             server = try RiverServer.running()
@@ -54,12 +57,14 @@ struct SubscriptionTests {
                 snapshot = kept
             } else {
                 let initial =
-                    river.isDemo ? GeneratorSource(seed: 7).initialItems(count: 5) : try await river.fetch(current: [])
+                    river.isDemo
+                    ? GeneratorSource(seed: 7).initialItems(count: 5) : try await river.fetch(current: [])
                 snapshot = FeedStore.firstSnapshot(of: initial, maxItems: 1000, at: Date())
                 try database.write(
                     snapshot, replacing: FeedSnapshot(version: 0, updatedAt: snapshot.updatedAt, entries: []))
             }
-            store = FeedStore(restoring: snapshot, record: database, source: river, delay: .zero, maxItems: 1000)
+            store = FeedStore(
+                restoring: snapshot, record: database, source: river, delay: .zero, maxItems: 1000)
             river.countHeld(snapshot.items)
             book = RiverSubscriptions(
                 river: river, records: table, finder: FeedFinder(limits: limits, policy: .any),
@@ -149,7 +154,9 @@ struct SubscriptionTests {
 
     @Test func changesDuringAScheduledReloadTakeEffectAndAResultOfARemovedSourceIsDropped() async throws {
         let server = try RiverServer.running()
-        let (slow, steady, late) = (RiverServer.name("slow"), RiverServer.name("steady"), RiverServer.name("late"))
+        let (slow, steady, late) = (
+            RiverServer.name("slow"), RiverServer.name("steady"), RiverServer.name("late")
+        )
         let fixture = try await Fixture(operators: [steady])
         defer { fixture.remove() }
         _ = try await fixture.book.subscribe(SubscribeRequest(address: server.url(slow).absoluteString))
@@ -167,7 +174,9 @@ struct SubscriptionTests {
         _ = try fixture.table.remove(key: fixture.key(slow))
         let added = fixture.river.add([SubscriptionRecord(url: server.url(late), origin: .owner)])
         #expect(added.count == 1)
-        #expect(fixture.river.update(SubscriptionRecord(url: server.url(steady), folder: "Moved", origin: .commandLine)))
+        #expect(
+            fixture.river.update(
+                SubscriptionRecord(url: server.url(steady), folder: "Moved", origin: .commandLine)))
         _ = try await reload.value
         // The slow source's answer came after it left: dropped, and its items are gone.
         #expect(fixture.ids(of: fixture.key(slow)).isEmpty)
@@ -278,13 +287,17 @@ struct SubscriptionTests {
         // At the limits exactly: taken.
         let report = try await fixture.book.subscribe(
             SubscribeRequest(
-                address: url, title: String(repeating: "t", count: 200), folder: String(repeating: "f", count: 100)))
+                address: url, title: String(repeating: "t", count: 200),
+                folder: String(repeating: "f", count: 100)))
         #expect(report.label.title.count == 200)
         // 500 sources: the 501st is refused, by the API and by an import (counted as skipped).
-        let many = (0..<499).map { SubscriptionRecord(url: URL(string: "http://127.0.0.1:9/\($0).xml")!, origin: .owner) }
+        let many = (0..<499).map {
+            SubscriptionRecord(url: URL(string: "http://127.0.0.1:9/\($0).xml")!, origin: .owner)
+        }
         fixture.river.add(try fixture.table.add(many))
         await #expect {
-            try await fixture.book.subscribe(SubscribeRequest(address: server.url(RiverServer.name("x")).absoluteString))
+            try await fixture.book.subscribe(
+                SubscribeRequest(address: server.url(RiverServer.name("x")).absoluteString))
         } throws: { ($0 as? SubscriptionError)?.code == .tooMany }
         let opml = "<opml><body><outline xmlUrl=\"http://127.0.0.1:9/extra.xml\"/></body></opml>"
         let imported = try await fixture.book.importOPML(Array(opml.utf8))
@@ -309,7 +322,9 @@ struct SubscriptionTests {
         #expect(try SubscriptionAddress.normalize(pasted).absoluteString == expected)
     }
 
-    @Test(arguments: ["javascript:alert(1)", "file:///etc/passwd", "mailto:a@example.com", "https://", "a b.com"])
+    @Test(arguments: [
+        "javascript:alert(1)", "file:///etc/passwd", "mailto:a@example.com", "https://", "a b.com",
+    ])
     func whatIsNotAWebAddressIsRefused(_ pasted: String) {
         #expect(throws: SubscriptionError.self) { try SubscriptionAddress.normalize(pasted) }
     }

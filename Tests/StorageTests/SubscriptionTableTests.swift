@@ -10,11 +10,14 @@ import Testing
 /// reused, and a failed write leaving the list as it was.
 @Suite("Subscription table")
 struct SubscriptionTableTests {
-    static func record(_ path: String, title: String? = nil, folder: String? = nil, origin: SubscriptionOrigin = .owner)
+    static func record(
+        _ path: String, title: String? = nil, folder: String? = nil, origin: SubscriptionOrigin = .owner
+    )
         -> SubscriptionRecord
     {
         SubscriptionRecord(
-            url: URL(string: "https://feeds.example.org/\(path)")!, title: title, folder: folder, origin: origin,
+            url: URL(string: "https://feeds.example.org/\(path)")!, title: title, folder: folder,
+            origin: origin,
             addedAt: Date(timeIntervalSince1970: 1_796_000_000.5))
     }
 
@@ -59,7 +62,9 @@ struct SubscriptionTableTests {
         let folder = try TemporaryFolder()
         let database = try FeedDatabase(path: folder.path("feed.sqlite"))
         let table = try SubscriptionTable(database)
-        _ = try table.add([Self.record("mine.xml", title: "Mine"), Self.record("shared.xml", title: "Owner's")])
+        _ = try table.add([
+            Self.record("mine.xml", title: "Mine"), Self.record("shared.xml", title: "Owner's"),
+        ])
         let first = try table.syncCommandLine([
             Self.record("op1.xml", title: "Op 1", folder: "Ops", origin: .commandLine),
             Self.record("shared.xml", title: "Operator's", origin: .commandLine),

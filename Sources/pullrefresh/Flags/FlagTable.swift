@@ -138,7 +138,8 @@ enum FlagTable {
             "Fetches of one reload at once"
         ) { $0.sourceConcurrency = $1 },
         .duration(
-            "--refresh-every", maxSeconds: 86_400, default: "15m with sources or --database, else off", .river,
+            "--refresh-every", maxSeconds: 86_400, default: "15m with sources or --database, else off",
+            .river,
             "Scheduled refresh: 90s, 15m, 2h; 0 = off"
         ) {
             $0.refreshEvery = $1 == .zero ? nil : $1
