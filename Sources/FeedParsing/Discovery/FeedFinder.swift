@@ -172,15 +172,5 @@ public struct FeedFinder: Sendable {
     }
 
     /// The address as the sentences show it: no user, password or query.
-    static func display(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return "the address"
-        }
-        let hadQuery = components.query != nil
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? "the address") + (hadQuery ? "?…" : "")
-    }
+    static func display(_ url: URL) -> String { ShownURL.text(of: url) ?? "the address" }
 }

@@ -47,18 +47,9 @@ enum PageLinkScanner {
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
             | HTML_PARSE_NOWARNING.rawValue
         htmlCtxtUseOptions(parser, Int32(options))
-        let page = data.prefix(maxBytes)
-        page.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: CChar.self)
-            let chunk = 64 * 1024
-            var offset = 0
-            while offset < bytes.count, context.links.stopped == nil {
-                let count = min(chunk, bytes.count - offset)
-                htmlParseChunk(parser, bytes.baseAddress! + offset, Int32(count), 0)
-                offset += count
-            }
-            if context.links.stopped == nil { htmlParseChunk(parser, nil, 0, 1) }
-        }
+        PushInput.push(
+            data.prefix(maxBytes), while: { context.links.stopped == nil },
+            to: { htmlParseChunk(parser, $0, $1, $2) })
         if data.count > maxBytes, context.links.stopped == nil {
             context.links.stopped = "only the first \(maxBytes) bytes of the page were read"
         }
