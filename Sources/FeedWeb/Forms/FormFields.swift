@@ -2,7 +2,8 @@ import Foundation
 import HTTPServer
 
 /// The fields of a submitted HTML form: `application/x-www-form-urlencoded` (every form of the
-/// Feeds page) or `multipart/form-data` (the OPML upload, see ``MultipartForm``).
+/// Feeds page, read by HTTPServer's `FormBody`) or `multipart/form-data` with its files (the OPML
+/// upload, read by ``MultipartForm``, bounded).
 struct FormFields: Sendable {
     /// Text fields in order; a name may repeat.
     private(set) var fields: [(name: String, value: String)] = []
@@ -28,14 +29,16 @@ struct FormFields: Sendable {
         }
         switch mediaType {
         case "application/x-www-form-urlencoded":
-            fields = try Self.urlEncoded(request.body)
+            fields = FormBody(request).fields
         case "multipart/form-data":
             guard let boundary = MultipartForm.boundary(contentType: type) else {
                 throw HTTPError.badRequest("The multipart form names no boundary.", code: "bad_form")
             }
             let parts: [MultipartForm.Part]
             do {
-                parts = try MultipartForm.parse(request.body, boundary: boundary, maxPartBytes: maxFileBytes)
+                parts = try MultipartForm.parse(
+                    request.body, boundary: boundary,
+                    maxPartBytes: max(maxFileBytes, FormBody.maxMultipartField))
             } catch .tooLarge {
                 throw HTTPError(
                     413, code: "payload_too_large",
@@ -58,25 +61,5 @@ struct FormFields: Sendable {
                 415, code: "unsupported_media_type",
                 message: "Send the form as application/x-www-form-urlencoded or multipart/form-data.")
         }
-    }
-
-    /// `a=1&b=two+words&c=%C3%A9`: `+` is a space, escapes are UTF-8.
-    static func urlEncoded(_ body: [UInt8]) throws(HTTPError) -> [(name: String, value: String)] {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            throw HTTPError.badRequest("The form is not UTF-8.", code: "bad_form")
-        }
-        var fields: [(name: String, value: String)] = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
-                throw HTTPError.badRequest("The form has a malformed percent-escape.", code: "bad_form")
-            }
-            fields.append((name, value))
-        }
-        return fields
-    }
-
-    private static func decode(_ text: Substring) -> String? {
-        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }
