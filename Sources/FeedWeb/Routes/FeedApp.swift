@@ -61,8 +61,9 @@ public final class FeedApp: Sendable {
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
 
     /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``. With
-    /// `sourceStatus` (a real upstream), `/healthz` reports it as `"source"`. With
-    /// `subscriptions`, they are also the river's `sources` unless those are given.
+    /// `sourceStatus` (a real upstream), `/healthz` reports it as `"source"`. The subscriptions
+    /// are `subscriptions`, else `sources` when they are a ``SubscriptionBook``; with only
+    /// `subscriptions`, they are also the river's `sources`.
     public init(
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
         pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15),
@@ -71,7 +72,8 @@ public final class FeedApp: Sendable {
     ) {
         self.sourceStatus = sourceStatus
         self.sources = sources ?? subscriptions
-        self.subscriptions = subscriptions
+        // The server passes its river's book as `sources`: a river over the database is one.
+        self.subscriptions = subscriptions ?? (sources as? any SubscriptionBook)
         self.store = store
         self.renderer = renderer
         self.files = files
