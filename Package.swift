@@ -143,7 +143,11 @@ let package = Package(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),
         // The executable's flag table: parser, --help and docs/configuration.md (runs the binary too).
-        .testTarget(name: "pullrefreshTests", dependencies: ["HTTPServer", "pullrefresh"]),
+        .testTarget(
+            name: "pullrefreshTests",
+            dependencies: [
+                "Feed", "FeedWeb", "HTTPServer", "Logging", "River", "Storage", "TestSupport", "pullrefresh",
+            ]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),
     ],

@@ -33,7 +33,7 @@ struct Configuration {
     /// `--source-concurrency`: fetches of one reload running at once.
     var sourceConcurrency = 16
     /// `--refresh-every`: the schedule's base interval; nil = off. Defaults to 15 minutes with
-    /// sources, off otherwise.
+    /// sources or `--database` (without `--data`), off otherwise.
     var refreshEvery: Duration?
     /// Whether `--refresh-every` was given (its default depends on sources).
     var refreshEveryGiven = false
@@ -90,8 +90,12 @@ struct Configuration {
                 throw UsageError(
                     "at most \(SubscriptionList.maxSources) sources, got \(config.subscriptions.count)")
             }
+        } else if config.database != nil, config.dataFile == nil {
+            // The river over the database's subscriptions: its schedule runs even while empty,
+            // so feeds added from the phone are refreshed.
+            if !config.refreshEveryGiven { config.refreshEvery = .seconds(15 * 60) }
         } else if config.refreshEvery != nil {
-            throw UsageError("--refresh-every needs --source or --sources")
+            throw UsageError("--refresh-every needs --source, --sources or --database")
         }
         if config.database != nil {
             if config.redis.url != nil {
