@@ -54,6 +54,21 @@ public final class River: FeedSource, SourceDirectory {
         }
 
         func member(_ key: String) -> Member? { index[key].map { members[$0] } }
+
+        /// Appends the records whose keys are not members yet; returns them.
+        mutating func append(_ records: [SubscriptionRecord], _ make: (SubscriptionRecord, Int) -> Member)
+            -> [SubscriptionRecord]
+        {
+            var added: [SubscriptionRecord] = []
+            for record in records where index[record.key] == nil {
+                members.append(make(record, nextSerial))
+                nextSerial += 1
+                index[record.key] = members.count - 1
+                hasHadMembers = true
+                added.append(record)
+            }
+            return added
+        }
     }
 
     /// What one fetch of one source brought.
@@ -146,12 +161,7 @@ public final class River: FeedSource, SourceDirectory {
         metrics = registry.map { RiverMetrics(registry: $0) }
         membership.withLock { membership in
             membership.hasHadMembers = hasHadMembers
-            for record in records where membership.index[record.key] == nil {
-                membership.members.append(makeMember(record, serial: membership.nextSerial))
-                membership.nextSerial += 1
-                membership.index[record.key] = membership.members.count - 1
-                membership.hasHadMembers = true
-            }
+            _ = membership.append(records, makeMember)
         }
         for key in keys { metrics?.register(key: key) }
     }
@@ -208,15 +218,7 @@ public final class River: FeedSource, SourceDirectory {
     @discardableResult
     public func add(_ records: [SubscriptionRecord]) -> [SubscriptionRecord] {
         let added = membership.withLock { membership -> [SubscriptionRecord] in
-            var added: [SubscriptionRecord] = []
-            for record in records where membership.index[record.key] == nil {
-                membership.members.append(makeMember(record, serial: membership.nextSerial))
-                membership.nextSerial += 1
-                membership.index[record.key] = membership.members.count - 1
-                membership.hasHadMembers = true
-                added.append(record)
-            }
-            return added
+            membership.append(records, makeMember)
         }
         guard !added.isEmpty else { return [] }
         for record in added { metrics?.register(key: record.key) }
