@@ -5,16 +5,9 @@ import json
 
 import pytest
 
+from harness.fixtures import river_upstream  # noqa: F401  (the `upstream` fixture)
 from harness.owner import PASSWORD, make_owner
 from harness.server import Server, repository_flags
-from harness.upstream import RiverUpstream
-
-
-@pytest.fixture
-def upstream():
-    server = RiverUpstream()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

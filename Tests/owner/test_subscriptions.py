@@ -4,11 +4,11 @@ session cookie and CSRF token. Add by feed URL and by site URL (discovery: a rel
 <base>, several, none, the usual paths), already subscribed, rename and move, ?folder=, removal
 (items leave), OPML import and export, the share target, a restart."""
 import json
-import time
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
 
 from harness.owner import make_owner
+from harness import wait_for
 from subscriptions_harness import OwnerServer
 
 RSS = "application/rss+xml"
@@ -20,17 +20,6 @@ def page_with(*links, base=None):
     head = f'<base href="{base}">' if base else ""
     head += "".join(f'<link rel="alternate" type="{kind}" href="{href}" title="{title}">' for kind, href, title in links)
     return f"<!doctype html><html><head><title>A site</title>{head}</head><body><p>Hello</p></body></html>"
-
-
-def eventually(check, timeout=15, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def items_of(server, key, query=""):
@@ -45,7 +34,7 @@ def test_a_feed_url_subscribes_and_its_items_arrive(owned, upstream):
     assert headers["Location"] == f"/api/sources/{source['key']}"
     assert source["url"] == upstream.url("alpha") and source["folder"] == "News"
     # Fetched at once: its item reaches the river without a refresh.
-    eventually(lambda: items_of(server, source["key"]), what="the new source's items")
+    wait_for(lambda: items_of(server, source["key"]), "the new source's items")
     listed = server.sources()
     assert [s["key"] for s in listed["sources"]] == [source["key"]]
     assert listed["folders"] == ["News"]
@@ -132,7 +121,7 @@ def test_rename_move_and_the_folder_filter(owned, upstream):
     server = owned()
     keys = [server.api("POST", "/api/sources", {"url": upstream.url(name)})[2]["key"] for name in ("c1", "c2", "c3")]
     for key in keys:
-        eventually(lambda key=key: items_of(server, key), what=f"items of {key}")
+        wait_for(lambda key=key: items_of(server, key), f"items of {key}")
     status, _, moved = server.api("PATCH", f"/api/sources/{keys[0]}", {"title": "First", "folder": "Work"})
     assert status == 200 and moved["title"] == "First" and moved["folder"] == "Work"
     server.sign_in()
@@ -154,10 +143,10 @@ def test_removal_takes_the_items_out(owned, upstream):
     server = owned()
     keep = server.api("POST", "/api/sources", {"url": upstream.url("keep")})[2]["key"]
     gone = server.api("POST", "/api/sources", {"url": upstream.url("gone")})[2]["key"]
-    eventually(lambda: items_of(server, gone) and items_of(server, keep), what="both sources' items")
+    wait_for(lambda: items_of(server, gone) and items_of(server, keep), "both sources' items")
     status, _, body = server.api("DELETE", f"/api/sources/{gone}")
     assert status == 204 and body is None
-    eventually(lambda: not items_of(server, gone), what="the removed source's items to leave")
+    wait_for(lambda: not items_of(server, gone), "the removed source's items to leave")
     assert items_of(server, keep)
     assert server.api("GET", f"/api/items?source={gone}")[0] == 404
     # The page's way: a confirmation step, then the removal.
@@ -245,7 +234,7 @@ def test_the_feeds_page_is_per_session_and_the_river_is_not(owned, upstream):
 def test_subscriptions_survive_a_restart(owned, upstream):
     server = owned()
     _, _, source = server.api("POST", "/api/sources", {"url": upstream.url("kept"), "title": "Kept", "folder": "Keep"})
-    eventually(lambda: items_of(server, source["key"]), what="the source's items")
+    wait_for(lambda: items_of(server, source["key"]), "the source's items")
     server.stop(10)
     again = owned()
     listed = again.sources()

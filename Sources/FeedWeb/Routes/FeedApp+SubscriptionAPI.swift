@@ -146,36 +146,31 @@ extension FeedApp {
         }
         logger.warning(
             "\(request.method) \(request.path) refused (\(refusal.code.rawValue)): \(refusal.message)")
-        var writer = JSONWriter(capacity: 160 + refusal.candidates.count * 160)
-        writer.raw("{\"error\":{\"code\":")
-        writer.string(refusal.code.rawValue)
-        writer.raw(",\"message\":")
-        writer.string(refusal.message)
-        if refusal.code == .severalFeeds {
-            writer.raw(",\"candidates\":[")
-            for (position, candidate) in refusal.candidates.enumerated() {
-                if position > 0 { writer.raw(",") }
-                writer.raw("{\"url\":")
-                writer.string(candidate.url)
-                writer.raw(",\"title\":")
-                if let title = candidate.title { writer.string(title) } else { writer.null() }
-                writer.raw(",\"type\":")
-                writer.string(candidate.type)
-                writer.raw("}")
-            }
-            writer.raw("]")
-        }
-        if let key = refusal.existingKey {
-            writer.raw(",\"key\":")
-            writer.string(key)
-        }
-        writer.raw("}}")
-        var headers: HTTPHeaders = [
-            "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store",
-        ]
+        var headers: HTTPHeaders = [:]
         if refusal.code == .storage { headers.set("Retry-After", "5") }
         if let key = refusal.existingKey { headers.set("Location", "/api/sources/\(key)") }
-        return Response(status: refusal.status, headers: headers, body: writer.bytes)
+        let envelope = HTTPError(
+            refusal.status, code: refusal.code.rawValue, message: refusal.message, headers: headers)
+        return jsonError(envelope) { writer in
+            if refusal.code == .severalFeeds {
+                writer.raw(",\"candidates\":[")
+                for (position, candidate) in refusal.candidates.enumerated() {
+                    if position > 0 { writer.raw(",") }
+                    writer.raw("{\"url\":")
+                    writer.string(candidate.url)
+                    writer.raw(",\"title\":")
+                    if let title = candidate.title { writer.string(title) } else { writer.null() }
+                    writer.raw(",\"type\":")
+                    writer.string(candidate.type)
+                    writer.raw("}")
+                }
+                writer.raw("]")
+            }
+            if let key = refusal.existingKey {
+                writer.raw(",\"key\":")
+                writer.string(key)
+            }
+        }
     }
 
     /// The body as a JSON object, else a `400`.

@@ -450,13 +450,15 @@ public final class FeedApp: Sendable {
 
     /// The API's error envelope, `{"error":{"code":…,"message":…}}`: also the answer to requests
     /// still pending at shutdown (the pages and the API alike: nearly all are `POST /api/refresh`).
-    func jsonError(_ error: any HTTPResponseError) -> Response {
+    /// `extra` writes more members of the error object (`,"candidates":[…]`).
+    func jsonError(_ error: any HTTPResponseError, extra: ((inout JSONWriter) -> Void)? = nil) -> Response {
         var headers = error.headers
         var writer = JSONWriter(capacity: 128)
         writer.raw("{\"error\":{\"code\":")
         writer.string(error.code)
         writer.raw(",\"message\":")
         writer.string(error.message)
+        extra?(&writer)
         writer.raw("}}")
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store")
