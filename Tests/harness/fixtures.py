@@ -4,10 +4,12 @@ name: pytest registers a fixture wherever its function is in the module's namesp
 - `page`: a fresh emulated phone tab of the `browser` fixture's Chromium (browser, ops and
   cluster suites; each defines `browser` with the flags it needs).
 - `server` (as `access_log_servers`): the touch suites' server factory (WebKit, Gecko).
+- `upstream` (as `river_upstream`): the river's scriptable loopback feeds (harness/upstream.py).
 """
 import pytest
 
 from harness.server import generator_server
+from harness.upstream import RiverUpstream
 
 
 @pytest.fixture(name="page")
@@ -36,3 +38,11 @@ def access_log_servers(tmp_path):
     yield start
     for srv in started:
         srv.stop(5)
+
+
+@pytest.fixture(name="upstream")
+def river_upstream():
+    """The river's scriptable loopback feeds (RiverUpstream), stopped at the end."""
+    server = RiverUpstream()
+    yield server
+    server.stop()
