@@ -1,5 +1,5 @@
 public import Feed
-import FeedParsing
+public import FeedParsing
 import Foundation
 import HTTPClient
 public import Logging

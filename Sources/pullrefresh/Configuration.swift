@@ -56,6 +56,13 @@ struct Configuration {
     var imageCacheBytes = 32 << 20
     /// `--allow-private-images`: thumbnails may fetch from private addresses (tests only).
     var allowPrivateImages = false
+    /// `--allow-private-feeds`: feeds the owner adds (and discovery) may reach private addresses.
+    var allowPrivateFeeds = false
+
+    /// The addresses feeds the owner adds may be fetched from (discovery, probes, redirects and
+    /// every later fetch): public only unless `--allow-private-feeds`. The operator's own
+    /// `--source`/`--sources` are fetched without a policy.
+    var ownerFeedPolicy: AddressPolicy { allowPrivateFeeds ? .any : .publicOnly }
 
     /// Reads the flag table (``FlagTable``) from the arguments (without the program name) and the
     /// environment, then checks what spans several flags.

@@ -64,6 +64,12 @@ enum ServeCommand {
         } catch {
             return fail("\(error)")
         }
+        // Owner-added feeds (discovery, subscriptions) are fetched under config.ownerFeedPolicy.
+        if config.allowPrivateFeeds {
+            logger.warning(
+                "--allow-private-feeds: feeds added from the page or the API may be on private addresses "
+                    + "(tests and home networks only)")
+        }
         let server: Server
         do {
             var router = app.router()

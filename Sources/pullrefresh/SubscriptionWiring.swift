@@ -39,7 +39,7 @@ struct SubscriptionWiring {
         } catch {
             throw StorageError("database \(database.path): \(error.message)")
         }
-        let ownerPolicy: AddressPolicy = .publicOnly
+        let ownerPolicy = config.ownerFeedPolicy
         let river = River(
             records: records, limits: config.sourceLimits, concurrency: config.sourceConcurrency,
             refreshEvery: config.refreshEvery, history: config.history, registry: metrics,

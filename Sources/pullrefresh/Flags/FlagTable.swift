@@ -133,6 +133,16 @@ enum FlagTable {
         .documented(
             "OPML 2.0: each feed in the folder of the outline around it (one level), duplicates dropped, `xmlUrl` http/https only. A bad file is one line on stderr and exit 2"
         ),
+        .toggle(
+            "--allow-private-feeds", .river,
+            "Feeds added from the page or the API may be on loopback and private addresses"
+        ) { $0.allowPrivateFeeds = true }
+        .documented(
+            "For tests and home networks. Without it, an address added by the owner (and every address discovery, "
+                + "its probes and redirects lead to) must be public: loopback, private, link-local, unique-local, "
+                + "multicast and reserved addresses are refused in every spelling ([Subscriptions](subscriptions.md)). "
+                + "`--source`/`--sources` are unaffected. Logged as a warning at start"
+        ),
         .integer(
             "--source-concurrency", 1...100, default: base.sourceConcurrency, .river,
             "Fetches of one reload at once"
