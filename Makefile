@@ -16,9 +16,9 @@ PYTHON ?= python3
 ## Every Debian package is installed only when missing, by scripts/ensure-packages.
 ## What the server needs to build: libmicrohttpd, zlib, brotli, hiredis, libcurl (--source),
 ## libxml2 (feed parsing), uchardet (undeclared feed encodings), libvips (thumbnails at /img/),
-## SQLite (--database).
+## SQLite (--database), libsodium (the owner's password hash, tokens and sessions).
 BUILD_PACKAGES := libmicrohttpd-dev zlib1g-dev libbrotli-dev libhiredis-dev libcurl4-openssl-dev libxml2-dev \
-  libuchardet-dev libvips-dev libsqlite3-dev pkg-config
+  libuchardet-dev libvips-dev libsqlite3-dev libsodium-dev pkg-config
 deps: ## Install the Debian packages the build needs (only those missing)
 	@scripts/ensure-packages $(BUILD_PACKAGES)
 
@@ -145,9 +145,12 @@ build-debug: deps ## Debug build with the tests, warnings as errors
 
 ## Serve on :8080 (override: make run PORT=9000 ARGS="--host 0.0.0.0"), keeping the feed in
 ## .data/pullrefresh.sqlite (git-ignored; DATABASE= to change or DATABASE="" for memory only).
+## With a database, first one line on its owner: who may change the feeds, or how to set an
+## owner when there is none (`pullrefresh owner status`, docs/owner.md).
 DATABASE ?= .data/pullrefresh.sqlite
 run: build ## Build in release mode and serve on http://127.0.0.1:8080 (PORT=, ARGS=, DATABASE=)
 	@$(if $(DATABASE),mkdir -p $(dir $(DATABASE)))
+	@$(if $(DATABASE),.build/release/pullrefresh owner status --database $(DATABASE) || true)
 	PORT=$(PORT) .build/release/pullrefresh $(if $(DATABASE),--database $(DATABASE)) $(ARGS)
 
 ## The README's screenshots (docs/screenshots: light, dark, grid, mid-pull) from the real server in
@@ -224,6 +227,12 @@ ops-test: build-debug ops-deps ## HTTPS, metrics, logs, deployment files, nginx 
 store-test: build-debug ## The store of record against the real binary: restarts, locks, bad files, KILL rounds, backup (Tests/store)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/store
 
+## Issue 32 over the wire: `pullrefresh owner …` (passwords, tokens, beside a running server),
+## sign-in, sessions, CSRF, throttles, subscriptions (Tests/owner; docs/owner.md).
+.PHONY: owner-test
+owner-test: build-debug ## The owner and subscriptions against the real binary: CLI, sign-in, tokens, CSRF (Tests/owner)
+	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/owner
+
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).
 cluster-test: build-debug cluster-deps browser-deps image-test-deps ## Several instances on one redis-server: faults, storm, nginx (Tests/cluster)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/cluster
@@ -246,7 +255,7 @@ soak-test: build-debug cluster-deps ## The soak for 60 s (part of make test)
 ## metrics, logs, deployment), cluster tests, the store of record (--database), and the soak
 ## for 60 s. The Python suites share
 ## one harness, Tests/harness (docs/testing.md).
-test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test soak-test ## Every suite (about 9 minutes); what CI runs
+test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test owner-test soak-test ## Every suite (about 9 minutes); what CI runs
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites

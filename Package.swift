@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "Thumbnails", targets: ["Thumbnails"]),
         .library(name: "Database", targets: ["Database"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "Secrets", targets: ["Secrets"]),
+        .library(name: "Owner", targets: ["Owner"]),
     ],
     targets: [
         .systemLibrary(
@@ -54,6 +56,9 @@ let package = Package(
         // SQLite 3.40 (libsqlite3-dev): the store of record. No pkgConfig: sqlite3.pc only adds
         // the default include folder.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // libsodium 1.0.18 (libsodium-dev): Argon2id password hashes, random tokens, the keyed
+        // hash of sessions and tokens. No pkgConfig: libsodium.pc only adds the default folders.
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         // Layer 1, base: no C, no HTTP.
         .target(name: "Logging"),
         .target(name: "Metrics"),
@@ -70,12 +75,14 @@ let package = Package(
         .target(name: "Images", dependencies: ["CVips"]),
         .target(name: "Allocator", dependencies: ["CMalloc"]),
         .target(name: "Database", dependencies: ["CSQLite"]),
+        .target(name: "Secrets", dependencies: ["CSodium"]),
         // Layer 3, domain.
         .target(name: "Feed", dependencies: ["Metrics"]),
         .target(
             name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
         .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"]),
         .target(name: "Storage", dependencies: ["Database", "Feed"]),
+        .target(name: "Owner", dependencies: ["Logging", "Secrets", "Storage"]),
         // Layer 4, surfaces.
         .target(name: "EventStreams", dependencies: ["HTTPServer"]),
         .target(
@@ -93,7 +100,7 @@ let package = Package(
                 "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
                 "Logging",
                 "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
-                "Storage",
+                "Storage", "Owner",
             ]),
         .executableTarget(
             name: "feed-bench",
@@ -139,6 +146,8 @@ let package = Package(
         .testTarget(
             name: "StorageTests", dependencies: ["Database", "Feed", "Storage"],
             resources: [.copy("Fixtures")]),
+        .testTarget(name: "SecretsTests", dependencies: ["Secrets"]),
+        .testTarget(name: "OwnerTests", dependencies: ["Database", "Logging", "Owner", "Storage"]),
         .testTarget(
             name: "RedisFeedTests",
             dependencies: ["Feed", "Logging", "RedisClient", "RedisFeed", "TestSupport"]),

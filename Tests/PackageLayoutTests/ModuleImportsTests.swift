@@ -36,10 +36,12 @@ struct ModuleImportsTests {
         "Images": Entry(layer: 2, imports: ["CVips"]),
         "Allocator": Entry(layer: 2, imports: ["CMalloc"]),
         "Database": Entry(layer: 2, imports: ["CSQLite"]),
+        "Secrets": Entry(layer: 2, imports: ["CSodium"]),
         "Feed": Entry(layer: 3, imports: ["Metrics"]),
         "River": Entry(layer: 3.1, imports: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
         "RedisFeed": Entry(layer: 3.1, imports: ["Feed", "Logging", "RedisClient"]),
         "Storage": Entry(layer: 3.1, imports: ["Database", "Feed"]),
+        "Owner": Entry(layer: 3.2, imports: ["Logging", "Secrets", "Storage"]),
         "EventStreams": Entry(layer: 4, imports: ["HTTPServer"]),
         "FeedWeb": Entry(
             layer: 4.1,
@@ -53,7 +55,7 @@ struct ModuleImportsTests {
                 "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
                 "Logging",
                 "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
-                "Storage",
+                "Storage", "Owner",
             ]),
     ]
 

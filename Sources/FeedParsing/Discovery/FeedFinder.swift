@@ -10,8 +10,8 @@ public import HTTPClient
 /// Every fetch (the address, the one feed a page names, each probe, and every redirect of
 /// each) runs under `policy` (``AddressPolicy``: checked on each address actually connected to,
 /// and address literals refused before connecting), within `limits` (time, bytes, redirects);
-/// a page is read for at most ``PageLinkScanner/maxBytes``, ``PageLinkScanner/maxDepth`` levels
-/// and ``PageLinkScanner/maxLinks`` `<link>`s, and at most ``maxCandidates`` feeds are offered.
+/// a page is read for at most its first 2 MiB, 256 levels of nesting and 500 `<link>`s, and at
+/// most ``maxCandidates`` feeds are offered.
 /// Failures are ``SubscriptionError``s with one sentence for the person.
 public struct FeedFinder: Sendable {
     /// The paths tried on the page's origin when the page names no feed, in this order.
@@ -165,8 +165,10 @@ public struct FeedFinder: Sendable {
         return components.url
     }
 
+    /// The sentence for an address `policy` refused (`reason`: which address, in which range).
     private static func refusedSentence(_ reason: String) -> String {
-        "Feeds inside the server's own network cannot be added here: \(reason)."
+        "That address cannot be added: \(reason). Feeds inside the server's own network are refused "
+            + "unless the server runs with --allow-private-feeds."
     }
 
     /// The address as the sentences show it: no user, password or query.

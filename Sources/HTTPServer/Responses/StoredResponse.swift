@@ -23,8 +23,14 @@ final class StoredResponse: Sendable {
     let status: Int
     let routeIndex: Int
     let bodyBytes: Int
+    /// The access of the route that made it when a gate guards that route (``AccessGate``):
+    /// the gate is asked again before each reuse. Nil: it goes to anyone (no gate, `.anyone`).
+    let access: Access?
 
-    init(key: Key, response: Response, prepared: PreparedResponse, condition: ReuseCondition) {
+    init(
+        key: Key, response: Response, prepared: PreparedResponse, condition: ReuseCondition,
+        access: Access? = nil
+    ) {
         self.key = key
         self.response = response
         self.condition = condition
@@ -32,6 +38,7 @@ final class StoredResponse: Sendable {
         status = response.status
         routeIndex = response.routeIndex
         bodyBytes = response.body.count
+        self.access = access
     }
 
     /// Whether the entry is for this target (`length` bytes of `path`, as sent).

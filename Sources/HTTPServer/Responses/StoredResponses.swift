@@ -66,9 +66,12 @@ final class StoredResponses: Sendable {
     }
 
     /// Stores `response` for later requests like this one when it is marked reusable and the
-    /// request and response qualify (see the type's documentation).
-    func remember(_ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders)
-    {
+    /// request and response qualify (see the type's documentation). `access` is its route's
+    /// when a gate guards it (``Router/guardedAccess(ofRouteAt:)``): the gate then decides each reuse.
+    func remember(
+        _ response: Response, method: String, path: String, query: Substring, headers: HTTPHeaders,
+        access: Access? = nil
+    ) {
         // A marked response is a prepared one (``Response/reusable(while:isAt:)``).
         guard let condition = response.reuse, let prepared = response.preparedHandle,
             Self.isStorable(method: method), condition.isCurrent, let names = Self.keyNames(response.headers)
@@ -81,7 +84,8 @@ final class StoredResponses: Sendable {
         }
         let key = StoredResponse.Key(
             path: Array(path.utf8), query: Array(query.utf8), varyNames: names, varyValues: values)
-        let entry = StoredResponse(key: key, response: response, prepared: prepared, condition: condition)
+        let entry = StoredResponse(
+            key: key, response: response, prepared: prepared, condition: condition, access: access)
         entries.withLock { entries in
             // Same target: the same request again (replaced), or an older `Vary` (dropped).
             entries.removeAll { old in

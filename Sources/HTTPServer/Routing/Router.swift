@@ -155,6 +155,16 @@ public struct Router: Sendable {
         }
     }
 
+    /// The access of the `GET` handler of the route at `index` (a ``Response/routeIndex``), when
+    /// a gate guards it: what a stored answer of that route must ask the gate again before it is
+    /// sent. Nil without a gate or for `.anyone` routes (stored answers go to anyone).
+    func guardedAccess(ofRouteAt index: Int) -> Access? {
+        guard gate != nil, routes.indices.contains(index),
+            let access = routes[index].handler(for: "GET")?.access, access != .anyone
+        else { return nil }
+        return access
+    }
+
     /// The registered path patterns in registration order, e.g. `/api/items`, `/static/*`:
     /// bounded labels for per-route metrics (``Response`` records which one answered).
     public var routePatterns: [String] { routes.map(\.pattern.description) }

@@ -188,6 +188,20 @@ private func answerFromStore(_ context: RequestContext, on connection: OpaquePoi
     // Taken, not copied: one retain and release less.
     guard let entry = context.storedAnswer.take() else { return false }
     guard entry.condition.isCurrent else { return false }
+    // A guarded route's answer: only for a request the gate admits now (nil without a gate).
+    if let access = entry.access, let gate = core.router.gate, !gate.admitsEveryone(to: access) {
+        var request: Request
+        do {
+            request = try makeRequest(context, connection: connection, core: core)
+        } catch {
+            return false  // routed: the router answers the bad request
+        }
+        if var refusal = gate.admit(&request, to: access) {
+            refusal.routeIndex = entry.routeIndex
+            queue(refusal, for: context, on: connection, core: core)
+            return true
+        }
+    }
     core.metrics?.recordStoredResponse()
     if core.closing.load(ordering: .acquiring) {
         // Shutting down: the general path, which adds `Connection: close`.
@@ -242,7 +256,7 @@ private func route(
         if response.isReusable, let stored = core.storedResponses {
             stored.remember(
                 response, method: context.method, path: context.path, query: context.rawQuery,
-                headers: headers)
+                headers: headers, access: core.router.guardedAccess(ofRouteAt: response.routeIndex))
         }
     case .deferred(let work):
         guard core.reservePending(context) else {
@@ -262,7 +276,9 @@ private func route(
             // A deferred answer (e.g. a thumbnail made on first request) is stored like a
             // prepared one, so its repeats are answered before routing too.
             if response.isReusable, let stored = core.storedResponses {
-                stored.remember(response, method: method, path: path, query: rawQuery, headers: headers)
+                stored.remember(
+                    response, method: method, path: path, query: rawQuery, headers: headers,
+                    access: core.router.guardedAccess(ofRouteAt: response.routeIndex))
             }
             core.finish(context, with: response)
         }

@@ -11,6 +11,7 @@ enum FlagHelp {
         Usage: pullrefresh [options]
                pullrefresh render NAME [--templates DIR] [--data FILE|-]
                pullrefresh backup --database FILE OUT
+               pullrefresh owner COMMAND --database FILE   (pullrefresh owner --help)
 
         Serves the PullRefresh page and JSON API. Durations: 1, 0.5, 500ms, 2s, 15m, 2h.
         """
