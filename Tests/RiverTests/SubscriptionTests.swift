@@ -339,3 +339,23 @@ enum RiverTestClock {
         return river.add([record]).count == 1
     }
 }
+
+/// The owner's feeds are fetched under the river's address policy; the operator's are not.
+@Suite("The owner's feeds under the address policy")
+struct OwnerPolicyTests {
+    @Test func anOwnersFeedOnLoopbackIsRefusedBeforeAnyRequestAndTheOperatorsIsFetched() async throws {
+        let server = try RiverServer.running()
+        let (operators, owners) = (RiverServer.name("operators"), RiverServer.name("owners"))
+        let river = River(
+            records: [
+                SubscriptionRecord(url: server.url(operators), origin: .commandLine),
+                SubscriptionRecord(url: server.url(owners), origin: .owner),
+            ], limits: FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test"), ownerPolicy: .publicOnly)
+        let items = try await river.fetch(current: [])
+        #expect(items.map(\.id) == ["\(SourceKey.of(server.url(operators))):same"])
+        let refused = river.reports.first { $0.label.key == SourceKey.of(server.url(owners)) }
+        #expect(refused?.lastError != nil)
+        #expect(try await server.stats(owners)["requests"] == 0)
+        #expect(try await server.stats(operators)["requests"] == 1)
+    }
+}
