@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import tempfile
+import urllib.request
 
 import pytest
 from harness import ROOT, stop_process, wait_for
@@ -50,7 +51,6 @@ class Site:
 
     def requests(self):
         """{"total": n, "paths": {path: n}} (the stats request itself is not counted)."""
-        import urllib.request
         with urllib.request.urlopen(self.url("/_stats"), timeout=10) as response:
             return json.load(response)
 
