@@ -18,8 +18,10 @@ enum PageLinkScanner {
 
     private static let initialized: Void = xmlInitParser()
 
-    /// Scans the first ``maxBytes`` of `data`, decoded from `charset` (the `Content-Type`'s),
-    /// else UTF-8 unless the page declares its own (`<meta charset>`).
+    /// Scans the first ``maxBytes`` of `data`, decoded from `charset` (the `Content-Type`'s)
+    /// when libxml2 names it, else as UTF-8, most of the web's encoding (libxml2's own default
+    /// would read UTF-8 as Latin-1). Only titles can suffer from a wrong guess: the `href`s that
+    /// matter are ASCII.
     static func scan(_ data: Data, charset: String?) -> PageLinks {
         _ = initialized
         let context = ScanContext()
