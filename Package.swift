@@ -155,7 +155,10 @@ let package = Package(
         // The executable's flag table: parser, --help and docs/configuration.md (runs the binary too).
         .testTarget(
             name: "pullrefreshTests",
-            dependencies: ["FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "Storage", "pullrefresh"]),
+            dependencies: [
+                "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "River", "Storage", "TestSupport",
+                "pullrefresh",
+            ]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),
     ],

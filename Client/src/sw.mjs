@@ -2,7 +2,8 @@
  * The service worker, built into Public/sw.js and served at `/sw.js` (scope `/`,
  * `Cache-Control: no-cache`, so the browser checks for a new one on every visit).
  *
- * - Pages (navigations): network first. An answer within 3 s is shown and saved; without one
+ * - Pages (navigations): network first. An answer within 3 s is shown and saved (unless it is
+ *   `Cache-Control: no-store`: the owner's pages hold a session's token); without one
  *   (offline, or a network that hangs), the last good copy is shown, marked with
  *   `<meta name="ptr-saved-at">` so the page says "Offline: showing the list from <time>".
  * - Static files (`/static/`), the web app manifest and `/favicon.ico`: stale-while-revalidate,
@@ -134,8 +135,10 @@ async function trim(cache) {
 async function networkFirst(event) {
   const cache = await caches.open(CACHE)
   const fromNetwork = fetch(event.request).then(async response => {
-    // Only complete, successful pages are worth showing offline later.
-    if (response.ok && response.type === 'basic') {
+    // Only complete, successful pages are worth showing offline later; never one marked
+    // `no-store` (the Feeds page and the sign-in form hold a per-session token).
+    const noStore = /no-store/i.test(response.headers.get('Cache-Control') || '')
+    if (response.ok && response.type === 'basic' && !noStore) {
       await cache.put(event.request, response.clone())
     }
     return response

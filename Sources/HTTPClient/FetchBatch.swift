@@ -73,7 +73,7 @@ package final class FetchBatch: Sendable {
         guard index < requests.count else { return }
         let request = requests[index]
         let began = ContinuousClock.now
-        if let refused = HTTPFetcher.refusal(of: request.url) {
+        if let refused = HTTPFetcher.refusal(of: request.url, policy: request.options.addressPolicy) {
             finish(Completion(index: index, result: .failure(refused), duration: .zero))
             return
         }

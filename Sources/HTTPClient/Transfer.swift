@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Glibc
 
 /// One GET on the ``TransferLoop``: the easy handle's options, the context of libcurl's
 /// callbacks (body, address check, `Content-Type` check) and, once libcurl says it is done, the
@@ -171,7 +172,8 @@ final class Transfer: @unchecked Sendable {
         if code != CURLE_OK, let blocked = blockedAddress {
             return .failure(
                 UpstreamError(
-                    "\(host) led to \(Self.text(of: blocked)), an address inside the network, which is refused",
+                    "\(host) led to \(Self.text(of: blocked)) (\(AddressRange.of(blocked).rawValue)), an address "
+                        + "inside the network, which is refused",
                     kind: .blockedAddress))
         }
         if code != CURLE_OK, let refused = refusedContentType {
@@ -209,12 +211,16 @@ final class Transfer: @unchecked Sendable {
             "\(host) sent \(contentType ?? "no Content-Type"), which is refused", kind: .contentType)
     }
 
-    /// `127.0.0.2`, `fe80:0:…`: an address's bytes for the log.
+    /// `127.0.0.2`, `::ffff:127.0.0.1`: an address's bytes for messages, as `inet_ntop` writes them.
     static func text(of address: [UInt8]) -> String {
         if address.count == 4 { return address.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: address.count, by: 2).map { index in
-            String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16)
-        }.joined(separator: ":")
+        guard address.count == 16 else { return address.map(String.init).joined(separator: ".") }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written = address.withUnsafeBytes {
+            inet_ntop(AF_INET6, $0.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return address.map { String($0, radix: 16) }.joined(separator: ":") }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The error for a transfer libcurl failed with `code`.

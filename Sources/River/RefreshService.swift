@@ -10,7 +10,9 @@ import Synchronization
 /// With `--redis` every instance runs one; the backend's lease makes each reload cluster-wide
 /// and the source state in Redis makes the others find nothing due, so each source is fetched
 /// once per interval by whichever instance got there first. New items publish a new version,
-/// which reaches open pages through the event stream like any other.
+/// which reaches open pages through the event stream like any other. A change of the river's
+/// members wakes the loop to look again (the clock's sleep must end when cancelled, as real
+/// clocks' sleeps do).
 public final class RefreshService: Sendable {
     private let river: River
     private let backend: any FeedBackend
@@ -65,11 +67,31 @@ public final class RefreshService: Sendable {
             // The backend itself failing (Redis down) makes every source look due: wait a
             // while before asking again instead of logging a failure per short sleep.
             if failedLastTime { sleep = max(sleep, retryPause) }
-            do {
-                try await clock.sleep(for: sleep)
-            } catch {
-                return  // cancelled: stopping
+            let changes = river.membershipChanges
+            let seen = changes.count
+            // A member added meanwhile may be due before this sleep ends: its change wakes the
+            // loop, which looks again (the new member's first fetch is its subscriber's).
+            let pause = sleep
+            let slept = await withTaskGroup(of: Bool.self) { group in
+                let clock = clock
+                group.addTask {
+                    do {
+                        try await clock.sleep(for: pause)
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+                group.addTask {
+                    await changes.wait(after: seen)
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
             }
+            if Task.isCancelled { return }  // stopping
+            guard slept else { continue }
             failedLastTime = !(await refreshOnce())
         }
     }

@@ -21,12 +21,54 @@ import Synchronization
 /// - **State.** Validators, back-off and next fetch of each source (``SourceState``) live in
 ///   this river's memory, as values; in a cluster, in a ``Feed/SourceStateStore`` (Redis:
 ///   ``useStateStore(_:)``), read at the start of each reload and written after each fetch.
+/// - **Membership changes at runtime** (``add(_:)``, ``remove(key:)``, ``update(_:)``): each
+///   reload fetches the members it started with; a member removed (or replaced) meanwhile has
+///   its result dropped, and the merge takes the members as they are when it runs, so the
+///   removed source's items leave with that reload. A new member has no state: the next reload
+///   (scheduled or pulled) fetches it. The schedule is woken (``membershipChanges``).
+/// - **The demo stands in** (`demo`) while the river has never had a member: a pull asks the
+///   generator for news; the first member's first fetch replaces those items (their ids belong
+///   to no source).
 public final class River: FeedSource, SourceDirectory {
-    /// One configured source.
+    /// One configured source: what is kept of it, its fetcher, and a serial that tells a member
+    /// from an earlier one of the same key (a feed removed and added again during a fetch).
     struct Member: Sendable {
-        let key: String
-        let subscription: Subscription
+        var record: SubscriptionRecord
         let upstream: UpstreamSource
+        let serial: Int
+        var key: String { record.key }
+        var subscription: Subscription { Subscription(url: record.url, title: record.title) }
+    }
+
+    /// The members and how to find them, changed under one lock.
+    private struct Membership: Sendable {
+        var members: [Member] = []
+        var index: [String: Int] = [:]
+        var nextSerial = 0
+        /// False until a first member joins: the demo stands in until then.
+        var hasHadMembers = false
+
+        mutating func reindex() {
+            index = [:]
+            for (position, member) in members.enumerated() { index[member.key] = position }
+        }
+
+        func member(_ key: String) -> Member? { index[key].map { members[$0] } }
+
+        /// Appends the records whose keys are not members yet; returns them.
+        mutating func append(_ records: [SubscriptionRecord], _ make: (SubscriptionRecord, Int) -> Member)
+            -> [SubscriptionRecord]
+        {
+            var added: [SubscriptionRecord] = []
+            for record in records where index[record.key] == nil {
+                members.append(make(record, nextSerial))
+                nextSerial += 1
+                index[record.key] = members.count - 1
+                hasHadMembers = true
+                added.append(record)
+            }
+            return added
+        }
     }
 
     /// What one fetch of one source brought.
@@ -42,10 +84,18 @@ public final class River: FeedSource, SourceDirectory {
         var itemCounts: [String: Int] = [:]
         var failing = Set<String>()
         var generation = 0
+        /// Members added since their last fetch: their state is a new one, whatever was stored.
+        var fresh = Set<String>()
     }
 
-    let members: [Member]
-    private let index: [String: Int]
+    private let membership = Mutex(Membership())
+    /// Wakes the schedule when the members change.
+    let membershipChanges = ChangeSignal()
+    private let limits: FetchLimits
+    /// The address policy of the owner's members (the operator's are fetched from anywhere).
+    public let ownerPolicy: AddressPolicy
+    /// What stands in while the river has never had a member (the demo generator), if anything.
+    private let demo: (any FeedSource)?
     /// The rules for the next fetch.
     public let policy: RefreshPolicy
     /// Whether a schedule runs (reports then carry the next fetch).
@@ -66,23 +116,38 @@ public final class River: FeedSource, SourceDirectory {
     /// How each source's items accumulate and which old ones go.
     public let history: SourceHistory
 
-    /// Creates a river over `subscriptions` (keys must be distinct: ``duplicateKey(in:)``).
-    /// `refreshEvery` is the schedule's base interval (nil: pulls only); `now` and `random` are
-    /// injected so tests control time and jitter.
-    public init(
+    /// Creates a river over `subscriptions`, the operator's (keys must be distinct:
+    /// ``duplicateKey(in:)``). `refreshEvery` is the schedule's base interval (nil: pulls only);
+    /// `now` and `random` are injected so tests control time and jitter.
+    public convenience init(
         subscriptions: [Subscription], limits: FetchLimits, concurrency: Int = 16,
         refreshEvery: Duration? = nil, history: SourceHistory = SourceHistory(),
         registry: MetricsRegistry? = nil, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
-        members = subscriptions.map {
-            Member(
-                key: SourceKey.of($0.url), subscription: $0,
-                upstream: UpstreamSource(url: $0.url, limits: limits, now: now))
-        }
-        var index: [String: Int] = [:]
-        for (position, member) in members.enumerated() { index[member.key] = position }
-        self.index = index
+        self.init(
+            records: subscriptions.enumerated().map { position, subscription in
+                SubscriptionRecord(
+                    url: subscription.url, title: subscription.title, folder: subscription.folder,
+                    origin: .commandLine, position: position + 1)
+            }, limits: limits, concurrency: concurrency, refreshEvery: refreshEvery, history: history,
+            registry: registry, now: now, random: random)
+    }
+
+    /// Creates a river over `records` (as kept in a database; keys distinct). The owner's members
+    /// are fetched under `ownerPolicy`; `demo` stands in while the river has never had a member
+    /// (`hasHadMembers` false and `records` empty).
+    public init(
+        records: [SubscriptionRecord], limits: FetchLimits, concurrency: Int = 16,
+        refreshEvery: Duration? = nil, history: SourceHistory = SourceHistory(),
+        registry: MetricsRegistry? = nil, ownerPolicy: AddressPolicy = .publicOnly,
+        demo: (any FeedSource)? = nil, hasHadMembers: Bool = false,
+        now: @escaping @Sendable () -> Date = { Date() },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.limits = limits
+        self.ownerPolicy = ownerPolicy
+        self.demo = demo
         let base = refreshEvery.map {
             Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
         }
@@ -93,8 +158,18 @@ public final class River: FeedSource, SourceDirectory {
         self.now = now
         self.random = random
         self.history = history
-        let keys = members.map(\.key)
-        metrics = registry.map { RiverMetrics(keys: keys, registry: $0) }
+        metrics = registry.map { RiverMetrics(registry: $0) }
+        membership.withLock { membership in
+            membership.hasHadMembers = hasHadMembers
+            _ = membership.append(records, makeMember)
+        }
+        for key in keys { metrics?.register(key: key) }
+    }
+
+    private func makeMember(_ record: SubscriptionRecord, serial: Int) -> Member {
+        Member(
+            record: record, upstream: UpstreamSource(url: record.url, limits: limits, now: now),
+            serial: serial)
     }
 
     /// Two subscriptions with the same key (the same URL up to case and fragment), if any.
@@ -121,15 +196,101 @@ public final class River: FeedSource, SourceDirectory {
     }
 
     /// The keys, in configuration order.
-    public var keys: [String] { members.map(\.key) }
+    public var keys: [String] { membership.withLock { $0.members.map(\.key) } }
+
+    /// Every member as kept, in order.
+    public var records: [SubscriptionRecord] { membership.withLock { $0.members.map(\.record) } }
+
+    /// The member with `key`, if there is one.
+    public func record(forKey key: String) -> SubscriptionRecord? {
+        membership.withLock { $0.member(key)?.record }
+    }
+
+    /// Whether the demo stands in (no member ever joined).
+    public var isDemo: Bool { membership.withLock { !$0.hasHadMembers } }
+
+    // MARK: Membership
+
+    /// Adds `records` whose keys are not members yet (others are left out), at the end; returns
+    /// those added. They start with no state (whatever a state store kept of an earlier
+    /// subscription to the same feed is ignored until their first fetch saves a new one): the
+    /// next reload, scheduled or pulled, fetches them; the schedule wakes.
+    @discardableResult
+    public func add(_ records: [SubscriptionRecord]) -> [SubscriptionRecord] {
+        let added = membership.withLock { membership -> [SubscriptionRecord] in
+            membership.append(records, makeMember)
+        }
+        guard !added.isEmpty else { return [] }
+        for record in added { metrics?.register(key: record.key) }
+        known.withLock { known in
+            for record in added {
+                known.states[record.key] = nil
+                known.itemCounts[record.key] = 0
+                known.fresh.insert(record.key)
+            }
+            known.generation += 1
+        }
+        membershipChanges.signal()
+        return added
+    }
+
+    /// Removes the member with `key` (false when there is none): a fetch of it in flight is
+    /// dropped, and the next reload leaves its items out.
+    @discardableResult
+    public func remove(key: String) -> Bool {
+        let removed = membership.withLock { membership -> Bool in
+            guard let position = membership.index[key] else { return false }
+            membership.members.remove(at: position)
+            membership.reindex()
+            return true
+        }
+        guard removed else { return false }
+        known.withLock { known in
+            known.states[key] = nil
+            known.itemCounts[key] = nil
+            known.failing.remove(key)
+            known.fresh.remove(key)
+            known.generation += 1
+        }
+        membershipChanges.signal()
+        return true
+    }
+
+    /// Takes `record`'s title and folder for the member of its key (false when there is none).
+    @discardableResult
+    public func update(_ record: SubscriptionRecord) -> Bool {
+        let updated = membership.withLock { membership -> Bool in
+            guard let position = membership.index[record.key] else { return false }
+            membership.members[position].record.title = record.title
+            membership.members[position].record.folder = record.folder
+            return true
+        }
+        // Labels changed: pages cached at this generation are stale.
+        if updated { known.withLock { $0.generation += 1 } }
+        return updated
+    }
+
+    /// Whether the member with `key` was fetched (or failed) since it joined.
+    public func hasBeenFetched(key: String) -> Bool {
+        known.withLock { !$0.fresh.contains(key) }
+    }
 
     // MARK: FeedSource
 
     /// Fetches every source (a pull) or the due ones (the schedule) and returns the merged items.
     public func fetch(current: [FeedItem]) async throws -> [FeedItem] {
         let scheduled = ReloadTrigger.isScheduled
-        var states = await loadStates()
-        let held = Self.group(current, keys: index)
+        let (members, hasHadMembers) = membership.withLock { ($0.members, $0.hasHadMembers) }
+        if !hasHadMembers {
+            // The demo: news on a pull, nothing on the schedule.
+            guard let demo, !scheduled else { return current }
+            return try await demo.fetch(current: current)
+        }
+        let keys = members.map(\.key)
+        var states = await loadStates(keys: keys)
+        var index: [String: Int] = [:]
+        for (position, member) in members.enumerated() { index[member.key] = position }
+        var held = Self.group(current, keys: index)
         let start = now()
         // The schedule takes what is due within a short window, so sources whose slots are a
         // few milliseconds apart share one reload (and one new version) instead of one each.
@@ -141,15 +302,20 @@ public final class River: FeedSource, SourceDirectory {
                 ? policy.isDue(state, key: member.key, now: start, window: window)
                 : policy.mayPull(state, now: start)
         }
-        if selected.isEmpty {
+        // Items of sources no longer members: this reload leaves them out even with nothing to fetch.
+        let dropsItems = held.values.reduce(0, { $0 + $1.count }) != current.count
+        if selected.isEmpty, !dropsItems {
             if scheduled || members.isEmpty { return current }
             throw FeedError("every source asked us to wait (Retry-After); the feed stays as it was")
         }
-        let results = await fetchAll(selected, states: states, held: held)
+        let results =
+            selected.isEmpty ? [] : await fetchAll(selected.map { members[$0] }, states: states, held: held)
+        // The members as they are now: results of members removed during the fetch are dropped.
+        let live = membership.withLock { $0.members }
+        let liveSerials = Set(live.map(\.serial))
         var failures: [(Member, UpstreamError)] = []
         var fetched: [String: [FeedItem]] = [:]
-        for (position, result) in results {
-            let member = members[position]
+        for (member, result) in results where liveSerials.contains(member.serial) {
             let before = states[member.key] ?? SourceState()
             let after: SourceState
             let finished = now()
@@ -181,11 +347,18 @@ public final class River: FeedSource, SourceDirectory {
             states[member.key] = after
             await saveState(after, key: member.key)
         }
-        if failures.count == members.count {
+        if live.map(\.serial) != members.map(\.serial) {
+            var liveIndex: [String: Int] = [:]
+            for (position, member) in live.enumerated() { liveIndex[member.key] = position }
+            held = Self.group(current, keys: liveIndex)
+            states = states.filter { liveIndex[$0.key] != nil }
+        }
+        let heldCount = held.values.reduce(0, { $0 + $1.count })
+        if !failures.isEmpty, failures.count == live.count, heldCount == current.count {
             record(states, itemCounts: nil)
             throw Self.allFailed(failures)
         }
-        if fetched.isEmpty, held.values.reduce(0, { $0 + $1.count }) == current.count {
+        if fetched.isEmpty, heldCount == current.count {
             // Nothing new from any source, and every item held belongs to one: the river is
             // the store's items as they are (the store then finds them unchanged, unsorted).
             record(states, itemCounts: held.mapValues(\.count))
@@ -193,7 +366,7 @@ public final class River: FeedSource, SourceDirectory {
         }
         var merged: [FeedItem] = []
         var counts: [String: Int] = [:]
-        for member in members {
+        for member in live {
             let items = fetched[member.key] ?? held[member.key] ?? []
             counts[member.key] = items.count
             merged.append(contentsOf: items)
@@ -205,24 +378,27 @@ public final class River: FeedSource, SourceDirectory {
     /// Runs the fetches of `selected`, at most `concurrency` at a time, as one ``FetchBatch``;
     /// results in completion order. This task takes each result off the batch's stream; only a
     /// body gets a task of its own, to be parsed beside the others.
-    private func fetchAll(_ selected: [Int], states: [String: SourceState], held: [String: [FeedItem]]) async
-        -> [(Int, FetchResult)]
+    private func fetchAll(_ selected: [Member], states: [String: SourceState], held: [String: [FeedItem]])
+        async -> [(Member, FetchResult)]
     {
-        let feeds = selected.map { position -> (url: URL, etag: String?, lastModified: String?) in
-            let member = members[position]
+        let feeds = selected.map { member -> HTTPFetcher.FeedRequest in
             let state = states[member.key] ?? SourceState()
             // Validators are only worth sending while the store holds what they describe.
             let holdsItems = held[member.key]?.isEmpty == false
-            return (member.upstream.url, holdsItems ? state.etag : nil, holdsItems ? state.lastModified : nil)
+            // The owner's feeds under the policy (every address connected to); the operator's
+            // anywhere, as the operator chose them.
+            return HTTPFetcher.FeedRequest(
+                url: member.upstream.url, etag: holdsItems ? state.etag : nil,
+                lastModified: holdsItems ? state.lastModified : nil,
+                policy: member.record.origin == .owner ? ownerPolicy : nil)
         }
         let completions = fetcher.fetchAll(feeds, concurrency: concurrency)
         let metrics = metrics
-        return await withTaskGroup(of: (Int, FetchResult).self) { parses in
-            var results: [(Int, FetchResult)] = []
+        return await withTaskGroup(of: (Member, FetchResult).self) { parses in
+            var results: [(Member, FetchResult)] = []
             results.reserveCapacity(selected.count)
             for await completion in completions {
-                let position = selected[completion.index]
-                let member = members[position]
+                let member = selected[completion.index]
                 let result: FetchResult
                 switch completion.result {
                 case .success(.notModified(let freshFor)):
@@ -237,12 +413,12 @@ public final class River: FeedSource, SourceDirectory {
                         metrics?.record(
                             key: member.key, result: result,
                             duration: completion.duration + (ContinuousClock.now - began))
-                        return (position, result)
+                        return (member, result)
                     }
                     continue
                 }
                 metrics?.record(key: member.key, result: result, duration: completion.duration)
-                results.append((position, result))
+                results.append((member, result))
             }
             for await parsed in parses { results.append(parsed) }
             return results
@@ -295,13 +471,16 @@ public final class River: FeedSource, SourceDirectory {
 
     // MARK: State
 
-    private func loadStates() async -> [String: SourceState] {
-        guard let store = sharedStore.withLock({ $0 }) else { return known.withLock { $0.states } }
+    private func loadStates(keys: [String]) async -> [String: SourceState] {
+        guard let store = sharedStore.withLock({ $0 }) else {
+            return known.withLock { known in known.states.filter { !known.fresh.contains($0.key) } }
+        }
         let stored = await store.load(keys: keys)
+        let fresh = known.withLock { $0.fresh }
         var states: [String: SourceState] = [:]
         states.reserveCapacity(stored.count)
         lastEncodings.withLock { last in
-            for (key, bytes) in stored {
+            for (key, bytes) in stored where !fresh.contains(key) {
                 // What this river wrote last (or read last) needs no decoding: most loads read
                 // back this instance's own saves, and JSON decoding is what a reload of 304s
                 // would otherwise spend most of its Swift time on.
@@ -322,9 +501,13 @@ public final class River: FeedSource, SourceDirectory {
 
     private func saveState(_ state: SourceState, key: String) async {
         guard let store = sharedStore.withLock({ $0 }) else {
-            known.withLock { $0.states[key] = state }
+            known.withLock { known in
+                known.states[key] = state
+                known.fresh.remove(key)
+            }
             return
         }
+        known.withLock { _ = $0.fresh.remove(key) }
         let bytes = state.encoded()
         lastEncodings.withLock { $0[key] = (bytes, state) }
         await store.save(key: key, state: bytes)
@@ -345,6 +528,7 @@ public final class River: FeedSource, SourceDirectory {
     /// Counts each source's items in `items` (a snapshot restored from a database or joined
     /// from Redis) for the reports, until the next reload counts what it merged.
     public func countHeld(_ items: [FeedItem]) {
+        let index = membership.withLock { $0.index }
         let counts = Self.group(items, keys: index).mapValues(\.count)
         known.withLock { $0.itemCounts = counts }
     }
@@ -352,7 +536,8 @@ public final class River: FeedSource, SourceDirectory {
     /// Re-reads the shared state (what another instance fetched) and returns when the schedule
     /// should next look: the earliest time any source is due.
     public func nextDue() async -> Date {
-        let states = await loadStates()
+        let members = membership.withLock { $0.members }
+        let states = await loadStates(keys: members.map(\.key))
         record(states.merging(known.withLock { $0.states }) { stored, _ in stored }, itemCounts: nil)
         let start = now()
         var earliest = start.addingTimeInterval(policy.base)
@@ -370,6 +555,7 @@ public final class River: FeedSource, SourceDirectory {
 
     /// Every source and how its fetches go.
     public var reports: [SourceReport] {
+        let members = membership.withLock { $0.members }
         let known = known.withLock { $0 }
         return members.map { member in
             let state = known.states[member.key] ?? SourceState()
@@ -392,15 +578,15 @@ public final class River: FeedSource, SourceDirectory {
 
     /// The label of the source with `key`.
     public func label(forKey key: String) -> SourceLabel? {
-        guard let position = index[key] else { return nil }
-        let member = members[position]
+        guard let member = membership.withLock({ $0.member(key) }) else { return nil }
         return label(member, known.withLock { $0.states[member.key] } ?? SourceState())
     }
 
     private func label(_ member: Member, _ state: SourceState) -> SourceLabel {
         let title =
             member.subscription.title ?? state.hints.title ?? member.subscription.url.host ?? member.key
-        return SourceLabel(key: member.key, title: title, siteURL: state.hints.siteURL)
+        return SourceLabel(
+            key: member.key, title: title, siteURL: state.hints.siteURL, folder: member.record.folder)
     }
 
     private static func withoutCredentials(_ url: URL) -> String {

@@ -1,8 +1,9 @@
 import HTTPClient
 import Metrics
+import Synchronization
 
 /// The river's series: per source, fetches by result and their durations; failures by reason.
-struct RiverMetrics: Sendable {
+final class RiverMetrics: Sendable {
     struct PerSource: Sendable {
         let succeeded: Counter
         let notModified: Counter
@@ -10,13 +11,28 @@ struct RiverMetrics: Sendable {
         let duration: Histogram
     }
 
-    private let perSource: [String: PerSource]
+    private let registry: MetricsRegistry
+    /// Each key's series, registered when the key first joins the river and kept after it
+    /// leaves (a registry never drops a series; a key that comes back counts on).
+    private let perSource = Mutex<[String: PerSource]>([:])
     private let failures: [UpstreamError.Kind: Counter]
 
-    init(keys: [String], registry: MetricsRegistry) {
-        var perSource: [String: PerSource] = [:]
-        let help = "Fetches of one river source, by result (ok, not_modified, failed)."
-        for key in keys {
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        var failures: [UpstreamError.Kind: Counter] = [:]
+        for reason in UpstreamError.Kind.allCases {
+            failures[reason] = registry.counter(
+                "pullrefresh_source_failures_total", help: "Failed source fetches, by reason.",
+                labels: [("reason", reason.rawValue)])
+        }
+        self.failures = failures
+    }
+
+    /// Registers `key`'s series unless it has them.
+    func register(key: String) {
+        perSource.withLock { perSource in
+            guard perSource[key] == nil else { return }
+            let help = "Fetches of one river source, by result (ok, not_modified, failed)."
             func counter(_ result: String) -> Counter {
                 registry.counter(
                     "pullrefresh_source_fetches_total", help: help,
@@ -28,18 +44,10 @@ struct RiverMetrics: Sendable {
                     "pullrefresh_source_fetch_duration_seconds", help: "Time one fetch of a source took.",
                     labels: [("source", key)], bounds: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15]))
         }
-        var failures: [UpstreamError.Kind: Counter] = [:]
-        for reason in UpstreamError.Kind.allCases {
-            failures[reason] = registry.counter(
-                "pullrefresh_source_failures_total", help: "Failed source fetches, by reason.",
-                labels: [("reason", reason.rawValue)])
-        }
-        self.perSource = perSource
-        self.failures = failures
     }
 
     func record(key: String, result: River.FetchResult, duration: Duration) {
-        guard let series = perSource[key] else { return }
+        guard let series = perSource.withLock({ $0[key] }) else { return }
         series.duration.observe(duration)
         switch result {
         case .items: series.succeeded.increment()

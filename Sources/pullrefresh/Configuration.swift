@@ -33,7 +33,7 @@ struct Configuration {
     /// `--source-concurrency`: fetches of one reload running at once.
     var sourceConcurrency = 16
     /// `--refresh-every`: the schedule's base interval; nil = off. Defaults to 15 minutes with
-    /// sources, off otherwise.
+    /// sources or `--database` (without `--data`), off otherwise.
     var refreshEvery: Duration?
     /// Whether `--refresh-every` was given (its default depends on sources).
     var refreshEveryGiven = false
@@ -56,6 +56,13 @@ struct Configuration {
     var imageCacheBytes = 32 << 20
     /// `--allow-private-images`: thumbnails may fetch from private addresses (tests only).
     var allowPrivateImages = false
+    /// `--allow-private-feeds`: feeds the owner adds (and discovery) may reach private addresses.
+    var allowPrivateFeeds = false
+
+    /// The addresses feeds the owner adds may be fetched from (discovery, probes, redirects and
+    /// every later fetch): public only unless `--allow-private-feeds`. The operator's own
+    /// `--source`/`--sources` are fetched without a policy.
+    var ownerFeedPolicy: AddressPolicy { allowPrivateFeeds ? .any : .publicOnly }
     /// `--public-river`: anyone may read the river and its read-only API while an owner is set.
     var publicRiver = false
     /// `--trust-proxy`: the reverse proxies whose `X-Forwarded-For`/`-Proto` are believed.
@@ -94,8 +101,12 @@ struct Configuration {
                 throw UsageError(
                     "at most \(SubscriptionList.maxSources) sources, got \(config.subscriptions.count)")
             }
+        } else if config.database != nil, config.dataFile == nil {
+            // The river over the database's subscriptions: its schedule runs even while empty,
+            // so feeds added from the phone are refreshed.
+            if !config.refreshEveryGiven { config.refreshEvery = .seconds(15 * 60) }
         } else if config.refreshEvery != nil {
-            throw UsageError("--refresh-every needs --source or --sources")
+            throw UsageError("--refresh-every needs --source, --sources or --database")
         }
         if config.database != nil {
             if config.redis.url != nil {

@@ -65,6 +65,12 @@ enum ServeCommand {
         } catch {
             return fail("\(error)")
         }
+        // Owner-added feeds (discovery, subscriptions) are fetched under config.ownerFeedPolicy.
+        if config.allowPrivateFeeds {
+            logger.warning(
+                "--allow-private-feeds: feeds added from the page or the API may be on private addresses "
+                    + "(tests and home networks only)")
+        }
         let owner: OwnerAuthority?
         do {
             owner = try ownerAuthority(config, logger: logger)
@@ -171,7 +177,16 @@ enum ServeCommand {
         let source: any FeedSource
         let initial: [FeedItem]
         var river: River?
-        if !config.subscriptions.isEmpty {
+        var wiring: SubscriptionWiring?
+        if let database, config.dataFile == nil {
+            // The list of feeds lives in the database (see SubscriptionWiring).
+            let started = try await SubscriptionWiring.start(
+                config, database: database, restored: restored, metrics: metrics, logger: logger)
+            initial = started.initial
+            source = started.river
+            river = started.river
+            wiring = started
+        } else if !config.subscriptions.isEmpty {
             // The first fetch happens before listening: when every source fails the start fails,
             // like a bad --data; when some answer, the others are reported failing.
             let sources = River(
@@ -208,7 +223,9 @@ enum ServeCommand {
             source = generator
         }
         // The upstream wait lives in the source, so the reload metrics include it.
-        var upstream: any FeedSource = DelayedSource(source, delay: config.reloadDelay)
+        // (The database's river delays only its demo: a real source's fetch is its own wait.)
+        var upstream: any FeedSource = DelayedSource(
+            source, delay: wiring == nil ? config.reloadDelay : .zero)
         if let metrics { upstream = MeteredSource(upstream, registry: metrics) }
         let store: any FeedBackend
         if let redis = config.redis.configuration(reloadDelay: config.reloadDelay) {
@@ -217,7 +234,7 @@ enum ServeCommand {
                 logger: logger)
         } else if let database {
             let snapshot: FeedSnapshot
-            if let kept = restored?.snapshot {
+            if let kept = wiring?.restoring ?? restored?.snapshot {
                 snapshot = kept
             } else {
                 // A new file: the first snapshot is written before anything is served from it.
@@ -232,9 +249,12 @@ enum ServeCommand {
             store = FeedStore(initial: initial, source: upstream, delay: .zero, maxItems: config.maxItems)
         }
         if let river, initial.isEmpty { river.countHeld(store.current.items) }
+        wiring?.book.attach(store)
+        // FeedWeb finds the subscriptions as `sources as? any SubscriptionBook`.
+        let sources: (any SourceDirectory)? = wiring?.book ?? river
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
-            heartbeat: config.heartbeat, sources: river)
+            heartbeat: config.heartbeat, sources: sources)
         return (
             app,
             river.flatMap { river in

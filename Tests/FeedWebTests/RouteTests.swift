@@ -272,8 +272,8 @@ struct RouteTests {
         let paths = try #require(spec["paths"] as? [String: Any])
         #expect(
             Set(paths.keys) == [
-                "/api/items", "/api/refresh", "/api/sources", "/api/sources.opml", "/api/openapi.json",
-                "/healthz",
+                "/api/items", "/api/refresh", "/api/sources", "/api/sources/{key}", "/api/sources.opml",
+                "/api/openapi.json", "/healthz",
             ])
         // Without real upstreams there are no sources, and no source to filter by.
         #expect((try Fixtures.json(try await get("/api/sources"))["sources"] as? [Any])?.isEmpty == true)

@@ -9,7 +9,7 @@ import Testing
 /// The river's pure parts: OPML in, hints, ids, the politeness rules.
 @Suite("River rules without sockets")
 struct RiverUnitTests {
-    @Test func opmlFoldersAreFlattenedAndDuplicatesDropped() throws {
+    @Test func opmlFoldersAreKeptOneLevelDeepAndDuplicatesDropped() throws {
         let opml = """
             <?xml version="1.0"?><opml version="2.0"><head><title>Mine</title></head><body>
             <outline text="News"><outline text="Deep"><outline type="rss" text="A &amp; B" xmlUrl="https://a.example/feed"/></outline>
@@ -20,9 +20,26 @@ struct RiverUnitTests {
         let list = try SubscriptionList.parse(Data(opml.utf8))
         #expect(
             list == [
-                Subscription(url: URL(string: "https://a.example/feed")!, title: "A & B"),
-                Subscription(url: URL(string: "http://b.example/rss")!, title: "Title"),
+                Subscription(url: URL(string: "https://a.example/feed")!, title: "A & B", folder: "Deep"),
+                Subscription(url: URL(string: "http://b.example/rss")!, title: "Title", folder: "News"),
             ])
+        // An upload from the phone: outlines that are not feeds are left out and counted.
+        let upload = """
+            <opml version="2.0"><body><outline title="Mixed">
+            <outline xmlUrl="https://a.example/feed" text="A"/><outline xmlUrl="javascript:alert(1)"/>
+            <outline xmlUrl="https://a.example/feed#again"/></outline>
+            <outline xmlUrl="https://c.example/feed"/></body></opml>
+            """
+        let reading = try SubscriptionList.read(document: Data(upload.utf8))
+        #expect(
+            reading.subscriptions == [
+                Subscription(url: URL(string: "https://a.example/feed")!, title: "A", folder: "Mixed"),
+                Subscription(url: URL(string: "https://c.example/feed")!),
+            ])
+        #expect(reading.duplicates == 1)
+        #expect(reading.refusedCount == 1)
+        #expect(reading.refused == ["xmlUrl 'javascript:alert(1)' is not an http:// or https:// URL"])
+        #expect(throws: UpstreamError.self) { try SubscriptionList.read(document: Data("<rss/>".utf8)) }
     }
 
     /// The transfer loop keeps one idle connection per source a river may have: the two

@@ -19,7 +19,7 @@ enum OpenAPIDocument {
           "info": {
             "title": "PullRefresh API",
             "version": "1.0.0",
-            "description": "The feed behind the PullRefresh page. Items are newest first. `version` grows by one whenever a reload changes the items. Errors use the envelope {\"error\": {\"code\", \"message\"}}."
+            "description": "The feed behind the PullRefresh page. Items are newest first. `version` grows by one whenever a reload changes the items. Errors use the envelope {\"error\": {\"code\", \"message\"}}. Changes to the sources are the owner's: a signed-in session (with its CSRF token in `X-CSRF-Token`) or `Authorization: Bearer <token>`."
           },
           "servers": [{"url": "/"}],
           "paths": {
@@ -39,6 +39,8 @@ enum OpenAPIDocument {
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
                    "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
+                  {"name": "folder", "in": "query", "required": false, "description": "A river of feeds: only the items of the sources in this folder (`folders` of /api/sources); a folder no source is in is a 404. Not together with `source`.",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 100}},
                   {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
                    "schema": {"type": "string"}}
                 ],
@@ -69,7 +71,9 @@ enum OpenAPIDocument {
                   {"name": "since", "in": "query", "required": false, "description": "As for /api/items.", "schema": {"$ref": "#/components/schemas/Since"}},
                   {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of this source only (the reload is the whole river's).",
-                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}}
+                   "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
+                  {"name": "folder", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of the sources in this folder only.",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 100}}
                 ],
                 "requestBody": {
                   "required": false,
@@ -103,14 +107,80 @@ enum OpenAPIDocument {
             "/api/sources": {
               "get": {
                 "operationId": "listSources",
-                "summary": "The feeds of the river (--source, --sources) and how their fetches go.",
+                "summary": "The feeds of the river and how their fetches go, with the folders in use.",
                 "description": "Empty without real upstreams. Not cached: a source's state moves without new feed versions.",
                 "responses": {
-                  "200": {"description": "Every source, in configuration order.",
+                  "200": {"description": "Every source, in configuration order, and the folders (sorted).",
                           "content": {"application/json": {"schema": {
-                            "type": "object", "required": ["sources"], "additionalProperties": false,
-                            "properties": {"sources": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}}}
+                            "type": "object", "required": ["sources", "folders"], "additionalProperties": false,
+                            "properties": {"sources": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}},
+                                           "folders": {"type": "array", "items": {"type": "string"}}}
                           }}}}
+                }
+              },
+              "post": {
+                "operationId": "subscribe",
+                "summary": "Subscribe to a feed, or to the feed a site's page names.",
+                "description": "The owner's (a session with its CSRF token, or `Authorization: Bearer`). `url` may be a feed or any page: its `<link rel=\"alternate\">` feeds, else the usual paths on its origin. Several → 409 `several_feeds` with `candidates` (post again with the chosen `url`); none → 422 `no_feed`; already subscribed → 409 `already_subscribed` with its `key`. Without a database → 409 `read_only`. The new source is fetched at once.",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                  "type": "object", "required": ["url"],
+                  "properties": {"url": {"type": "string", "maxLength": 2048},
+                                 "title": {"type": ["string", "null"], "maxLength": 200},
+                                 "folder": {"type": ["string", "null"], "maxLength": 100}}}}}},
+                "responses": {
+                  "201": {"description": "Subscribed.", "headers": {"Location": {"schema": {"type": "string"}, "description": "/api/sources/{key}"}},
+                          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Source"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Error"},
+                  "403": {"$ref": "#/components/responses/Error"},
+                  "409": {"$ref": "#/components/responses/Error"},
+                  "413": {"$ref": "#/components/responses/Error"},
+                  "422": {"$ref": "#/components/responses/Error"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/sources/{key}": {
+              "parameters": [{"name": "key", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The source's key (12 hex digits)."}],
+              "get": {
+                "operationId": "getSource",
+                "summary": "One source, as in the list.",
+                "responses": {
+                  "200": {"description": "The source.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Source"}}}},
+                  "404": {"$ref": "#/components/responses/Error"}
+                }
+              },
+              "patch": {
+                "operationId": "updateSource",
+                "summary": "Rename a source or move it to a folder (one level).",
+                "description": "The owner's. An absent field is left as it is; `null` or `\"\"` clears it (the feed's own title; no folder).",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                  "type": "object",
+                  "properties": {"title": {"type": ["string", "null"], "maxLength": 200},
+                                 "folder": {"type": ["string", "null"], "maxLength": 100}}}}}},
+                "responses": {
+                  "200": {"description": "The source after the change.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Source"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Error"},
+                  "403": {"$ref": "#/components/responses/Error"},
+                  "404": {"$ref": "#/components/responses/Error"},
+                  "409": {"$ref": "#/components/responses/Error"},
+                  "413": {"$ref": "#/components/responses/Error"},
+                  "422": {"$ref": "#/components/responses/Error"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              },
+              "delete": {
+                "operationId": "unsubscribe",
+                "summary": "Remove a source; its items leave the river.",
+                "description": "The owner's. The operator's `--source`/`--sources` are removed only from the command line (409 `operator_source`).",
+                "responses": {
+                  "204": {"description": "Removed."},
+                  "401": {"$ref": "#/components/responses/Error"},
+                  "403": {"$ref": "#/components/responses/Error"},
+                  "404": {"$ref": "#/components/responses/Error"},
+                  "409": {"$ref": "#/components/responses/Error"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
             },
@@ -119,8 +189,30 @@ enum OpenAPIDocument {
                 "operationId": "exportSources",
                 "summary": "The sources as an OPML 2.0 subscription list (what other readers import).",
                 "responses": {
-                  "200": {"description": "One `<outline type=\"rss\">` per source.",
+                  "200": {"description": "One `<outline type=\"rss\">` per source; those in a folder inside an outline named for it.",
                           "content": {"text/x-opml": {"schema": {"type": "string"}}}}
+                }
+              },
+              "post": {
+                "operationId": "importSources",
+                "summary": "Subscribe to every feed of an OPML document (at most 1 MiB; folders kept, one level).",
+                "requestBody": {"required": true, "content": {
+                  "text/x-opml": {"schema": {"type": "string"}},
+                  "application/xml": {"schema": {"type": "string"}},
+                  "text/xml": {"schema": {"type": "string"}}}},
+                "responses": {
+                  "200": {"description": "What the import did: feeds added, feeds skipped (already subscribed, or refused: `problems` says why).",
+                          "content": {"application/json": {"schema": {
+                            "type": "object", "required": ["added", "skipped", "problems"], "additionalProperties": false,
+                            "properties": {"added": {"type": "integer", "minimum": 0}, "skipped": {"type": "integer", "minimum": 0},
+                                           "problems": {"type": "array", "items": {"type": "string"}}}}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Error"},
+                  "403": {"$ref": "#/components/responses/Error"},
+                  "409": {"$ref": "#/components/responses/Error"},
+                  "413": {"$ref": "#/components/responses/Error"},
+                  "422": {"$ref": "#/components/responses/Error"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
             },
@@ -186,13 +278,14 @@ enum OpenAPIDocument {
               },
               "Source": {
                 "type": "object",
-                "required": ["key", "title", "url", "siteUrl", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items"],
+                "required": ["key", "title", "url", "siteUrl", "folder", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items"],
                 "additionalProperties": false,
                 "properties": {
                   "key": {"type": "string", "description": "Stable, from the URL: the prefix of its items' ids and the value of ?source=."},
                   "title": {"type": "string", "description": "The OPML title, else the feed's own, else its host."},
                   "url": {"type": "string", "description": "The feed's URL without user or password."},
                   "siteUrl": {"type": ["string", "null"]},
+                  "folder": {"type": ["string", "null"], "description": "The folder it is in (one level), null for none: the value of ?folder=."},
                   "ok": {"type": "boolean", "description": "Whether its last fetch succeeded."},
                   "lastSuccess": {"type": ["string", "null"], "format": "date-time"},
                   "lastError": {"type": ["string", "null"]},
@@ -239,7 +332,11 @@ enum OpenAPIDocument {
                 "additionalProperties": false,
                 "properties": {"error": {
                   "type": "object", "required": ["code", "message"], "additionalProperties": false,
-                  "properties": {"code": {"type": "string"}, "message": {"type": "string"}}
+                  "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                    "candidates": {"type": "array", "description": "With `several_feeds`: the feeds the page names.",
+                      "items": {"type": "object", "required": ["url", "title", "type"], "additionalProperties": false,
+                        "properties": {"url": {"type": "string"}, "title": {"type": ["string", "null"]}, "type": {"enum": ["rss", "atom", "json"]}}}},
+                    "key": {"type": "string", "description": "With `already_subscribed`: the source's key."}}
                 }}
               }
             },

@@ -9,7 +9,8 @@ import HTTPServer
 /// The page links `/manifest.webmanifest?lang=<code>` when the reader chose a language, and the
 /// installed app then starts in it (`start_url` `/?lang=<code>`); else the bare path, answered
 /// in the `Accept-Language` language like the page, starting at `/`. `id` is `/` either way, so
-/// every language is the same app.
+/// every language is the same app. Its `share_target` (`GET /share?title=&text=&url=`) makes
+/// the installed app a place to share a site to: the Feeds page's add form, prefilled.
 struct WebAppManifest: Sendable {
     /// `theme_color` and `background_color`: app.css's light `--bg`, the colour behind the
     /// header, so the splash screen and the title bar match the page. The page's `theme-color`
@@ -85,7 +86,9 @@ struct WebAppManifest: Sendable {
             writer.string(icon.purpose)
             writer.raw("}")
         }
-        writer.raw("]}")
+        // Sharing a page to the installed app opens the Feeds page's add form with its address.
+        writer.raw("],\"share_target\":{\"action\":\"/share\",\"method\":\"GET\",")
+        writer.raw("\"params\":{\"title\":\"title\",\"text\":\"text\",\"url\":\"url\"}}}")
         return writer.bytes
     }
 

@@ -22,7 +22,7 @@ public struct PageRenderer: Sendable {
     public let localizer: Localizer
 
     /// Template names the app needs; checked at startup so a missing file fails fast.
-    public static let requiredTemplates = ["page", "fragment", "error", "partials/item", "signin"]
+    public static let requiredTemplates = ["page", "fragment", "error", "feeds", "partials/item", "signin"]
 
     /// Creates a renderer; throws if a required template is missing.
     public init(library: MustacheLibrary, localizer: Localizer) throws(FeedError) {
@@ -53,8 +53,8 @@ public struct PageRenderer: Sendable {
     /// the `?source=` filter.
     struct River {
         var sources: any SourceDirectory
-        /// The one source shown (`?source=`), when filtered.
-        var only: SourceLabel?
+        /// The part shown (`?source=` or `?folder=`), when filtered.
+        var only: RiverFilter?
     }
 
     /// The page of the `pageSize` items after `before` (the newest without it), with an
@@ -67,7 +67,7 @@ public struct PageRenderer: Sendable {
         if explicitLanguage { returnQuery.append("lang=\(language)") }
         if layout == .grid { returnQuery.append("layout=grid") }
         // The filter is kept by the older-items link and the Refresh form.
-        if let only = river?.only { returnQuery.append("source=\(only.key)") }
+        if let only = river?.only { returnQuery.append(only.query) }
         let shown = snapshot.page(after: before, limit: pageSize)
         let older: MustacheValue =
             shown.next.map {
@@ -79,7 +79,7 @@ public struct PageRenderer: Sendable {
             "dir": .string(localizer.direction(for: language)),
             "t": strings(language),
             "sourcesStatus": river.map { sourcesStatus($0.sources.reports, language: language) } ?? .null,
-            "only": river?.only.map { .object(["title": .string($0.title), "key": .string($0.key)]) }
+            "only": river?.only.map { .object(["title": .string($0.title), "query": .string($0.query)]) }
                 ?? .null,
             "version": .string(String(snapshot.version)),
             "epoch": .string(snapshot.position.tag),
@@ -112,6 +112,17 @@ public struct PageRenderer: Sendable {
         ])
         var bytes: [UInt8] = []
         try library.render(context, template: "fragment", into: &bytes)
+        return bytes
+    }
+
+    /// The Feeds page (`/feeds`) in `language`.
+    func feeds(_ page: FeedsPage, language: String) throws -> [UInt8] {
+        let context = page.context(
+            strings: localizer.strings(for: language), language: language,
+            direction: localizer.direction(for: language))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096 + page.reports.count * 1200)
+        try library.render(context, template: "feeds", into: &bytes)
         return bytes
     }
 

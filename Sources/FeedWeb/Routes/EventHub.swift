@@ -33,15 +33,16 @@ public final class EventHub: Sendable {
         /// The newest position this stream's client knows: the last event sent on it, or what
         /// the client said it knows when it is ahead of this instance.
         var known: FeedPosition
-        /// `?source=`: the source key whose items `added` counts; nil for the whole feed.
-        let sourceKey: String?
+        /// `?source=` or `?folder=`: the source keys whose items `added` counts (a folder's, as
+        /// they were when the stream opened); nil for the whole feed.
+        let sourceKeys: Set<String>?
     }
 
     /// The streams one event goes to: those whose `added` counts from the same version over
     /// the same items.
     private struct Audience: Hashable {
         let since: Int
-        let sourceKey: String?
+        let sourceKeys: Set<String>?
     }
 
     private struct State {
@@ -95,18 +96,18 @@ public final class EventHub: Sendable {
 
     /// The response for `GET /api/events`: the `retry:` hint, an event at once when the client
     /// says (`Last-Event-ID` or `?since=`) it knows an older version, then every new version.
-    /// With `sourceKey` (a validated `?source=`), `added` counts that source's items.
-    public func open(_ request: Request, sourceKey: String? = nil) throws(HTTPError) -> Response {
+    /// With `sourceKeys` (a validated `?source=` or `?folder=`), `added` counts their items.
+    public func open(_ request: Request, sourceKeys: Set<String>? = nil) throws(HTTPError) -> Response {
         let known = try Self.known(request)
         // Registering and reading the snapshot under the hub's lock: a fan-out takes its list of
         // streams under the same lock, so it either runs before (and the snapshot read here
         // already has its version) or after (and finds this stream, behind its version).
         let stream = state.withLock { state -> ResponseStream in
             let snapshot = store.current
-            let (initial, position) = Self.opening(snapshot, known: known, sourceKey: sourceKey)
+            let (initial, position) = Self.opening(snapshot, known: known, sourceKeys: sourceKeys)
             let stream = ResponseStream(initial: initial)
             state.listeners[ObjectIdentifier(stream)] = Listener(
-                stream: stream, known: position, sourceKey: sourceKey)
+                stream: stream, known: position, sourceKeys: sourceKeys)
             return stream
         }
         let id = ObjectIdentifier(stream)
@@ -123,7 +124,7 @@ public final class EventHub: Sendable {
 
     /// A new stream's first bytes (the `retry:` hint, and the catch-up event when the client is
     /// behind) and the position its client then knows.
-    static func opening(_ snapshot: FeedSnapshot, known: Known?, sourceKey: String? = nil)
+    static func opening(_ snapshot: FeedSnapshot, known: Known?, sourceKeys: Set<String>? = nil)
         -> (bytes: [UInt8], known: FeedPosition)
     {
         let retry = Array("retry: \(retryMillis)\n\n".utf8)
@@ -139,7 +140,9 @@ public final class EventHub: Sendable {
         case .position(let told): position = told
         }
         guard current.isAfter(position) else { return (retry, position) }
-        return (retry + event(snapshot, since: since(position, for: snapshot), sourceKey: sourceKey), current)
+        return (
+            retry + event(snapshot, since: since(position, for: snapshot), sourceKeys: sourceKeys), current
+        )
     }
 
     /// What `added` counts from for a client at `position`: everything when it is from another epoch.
@@ -165,11 +168,14 @@ public final class EventHub: Sendable {
         return .position(FeedPosition(epoch: epoch, version: version))
     }
 
-    /// One `version` event: `added` counts the items newer than `since` (of the source with
-    /// `sourceKey` only, when given).
-    static func event(_ snapshot: FeedSnapshot, since: Int, sourceKey: String? = nil) -> [UInt8] {
-        let counted = sourceKey.map { snapshot.only(sourceKey: $0) } ?? snapshot
-        let added = counted.entries.lazy.filter { $0.addedIn > since }.count
+    /// One `version` event: `added` counts the items newer than `since` (of the sources with
+    /// `sourceKeys` only, when given).
+    static func event(_ snapshot: FeedSnapshot, since: Int, sourceKeys: Set<String>? = nil) -> [UInt8] {
+        let added = snapshot.entries.lazy.filter { entry in
+            guard entry.addedIn > since else { return false }
+            guard let sourceKeys else { return true }
+            return RiverItemID.key(of: entry.item.id).map { sourceKeys.contains(String($0)) } ?? false
+        }.count
         var writer = JSONWriter(capacity: 112)
         writer.openSnapshot(snapshot)
         writer.raw(",\"added\":")
@@ -187,7 +193,7 @@ public final class EventHub: Sendable {
             var byAudience: [Audience: [ResponseStream]] = [:]
             for (id, listener) in state.listeners where position.isAfter(listener.known) {
                 let audience = Audience(
-                    since: Self.since(listener.known, for: snapshot), sourceKey: listener.sourceKey)
+                    since: Self.since(listener.known, for: snapshot), sourceKeys: listener.sourceKeys)
                 byAudience[audience, default: []].append(listener.stream)
                 state.listeners[id]?.known = position
             }
@@ -195,14 +201,14 @@ public final class EventHub: Sendable {
         }
         // The whole feed's streams first (nearly all of them), the newest starting point first.
         let ordered = behind.sorted { left, right in
-            let leftWhole = left.key.sourceKey == nil
-            let rightWhole = right.key.sourceKey == nil
+            let leftWhole = left.key.sourceKeys == nil
+            let rightWhole = right.key.sourceKeys == nil
             if leftWhole != rightWhole { return leftWhole }
             return left.key.since > right.key.since
         }
         for (audience, streams) in ordered {
             await StreamFanOut.write(
-                Self.event(snapshot, since: audience.since, sourceKey: audience.sourceKey), to: streams)
+                Self.event(snapshot, since: audience.since, sourceKeys: audience.sourceKeys), to: streams)
         }
     }
 

@@ -3,11 +3,25 @@ import HTTPServer
 
 /// The routes and parts of routes that exist for a river of feeds.
 extension FeedApp {
-    /// `?source=KEY`: the one source to show, or nil without the parameter. Not a key is a
-    /// `400`; a key of no configured source a `404` (a link from an earlier configuration should
-    /// say so, not show an empty river).
-    func sourceFilter(_ request: borrowing Request) throws(HTTPError) -> SourceLabel? {
-        guard let key = request.queryValue("source") else { return nil }
+    /// `?source=KEY` or `?folder=NAME`: the part of the river to show, or nil without either.
+    /// Not a key is a `400`; a key of no configured source, or a folder no source is in, a `404`
+    /// (a link from an earlier configuration should say so, not show an empty river).
+    func riverFilter(_ request: borrowing Request) throws(HTTPError) -> RiverFilter? {
+        let key = request.queryValue("source")
+        let folder = request.queryValue("folder")
+        if key != nil && folder != nil {
+            throw HTTPError.badRequest(
+                "Give either 'source' or 'folder', not both.", code: "invalid_filter")
+        }
+        if let folder {
+            let members = (sources?.reports ?? []).filter { $0.label.folder == folder }.map(\.label.key)
+            guard !members.isEmpty else {
+                throw HTTPError(
+                    404, code: "unknown_folder", message: "No feed is in a folder named '\(folder)'.")
+            }
+            return RiverFilter(folder: folder, members: members)
+        }
+        guard let key else { return nil }
         guard SourceLabel.isWellFormedKey(key) else {
             throw HTTPError.badRequest(
                 "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
@@ -16,7 +30,12 @@ extension FeedApp {
         guard let label = sources?.label(forKey: key) else {
             throw HTTPError(404, code: "unknown_source", message: "No feed has the source key '\(key)'.")
         }
-        return label
+        return RiverFilter(source: label)
+    }
+
+    /// The folders in use: the book's when there is one.
+    var folders: [String] {
+        subscriptions?.folders ?? SourceDocuments.folders(of: sources?.reports ?? [])
     }
 
     /// `GET /api/sources`: every source and how its fetches go (never cached: the state moves
@@ -24,7 +43,7 @@ extension FeedApp {
     func sourcesList(_ request: Request) throws -> Response {
         Response(
             headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-            body: SourceDocuments.json(sources?.reports ?? []))
+            body: SourceDocuments.json(sources?.reports ?? [], folders: folders))
     }
 
     /// `GET /api/sources.opml`: the sources as an OPML 2.0 subscription list.

@@ -14,13 +14,13 @@ public final class FeedApp: Sendable {
         var layout: PageRenderer.Layout
         var explicitLanguage: Bool
         var before: ItemsQuery.Cursor?
-        /// `?source=`: one source of a river.
-        var source: String? = nil
+        /// `?source=` or `?folder=`: part of a river (``RiverFilter/tag``).
+        var filter: String? = nil
     }
 
     struct ItemsKey: Hashable, Sendable {
-        /// `?source=`: one source of a river.
-        var source: String? = nil
+        /// `?source=` or `?folder=`: part of a river (``RiverFilter/tag``).
+        var filter: String? = nil
         var limit: Int
         var cursor: ItemsQuery.Cursor?
         var since: Int?
@@ -31,8 +31,8 @@ public final class FeedApp: Sendable {
     }
 
     enum RefreshKey: Hashable, Sendable {
-        case fragment(since: Int, language: String, source: String?)
-        case json(since: Int, limit: Int, cursor: ItemsQuery.Cursor?, source: String?)
+        case fragment(since: Int, language: String, filter: String?)
+        case json(since: Int, limit: Int, cursor: ItemsQuery.Cursor?, filter: String?)
     }
 
     /// The store behind every route.
@@ -43,7 +43,7 @@ public final class FeedApp: Sendable {
     public let files: StaticFiles
     /// Items per page of `/` (and per older page).
     public let pageSize: Int
-    private let logger: Logger
+    let logger: Logger
     /// The live event streams of `GET /api/events`.
     public let events: EventHub
     private let sourceStatus: (@Sendable () -> FeedSourceStatus)?
@@ -53,19 +53,27 @@ public final class FeedApp: Sendable {
     private let manifest: WebAppManifest
     /// The sources of a river of feeds, when there are several (`--source`, `--sources`).
     let sources: (any SourceDirectory)?
+    /// The river's subscriptions when they live in a database and the owner may change them
+    /// (the Feeds page, `/api/sources` changes); nil: the list is the command line's (read-only).
+    let subscriptions: (any SubscriptionBook)?
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
 
     /// Creates the app; `pageSize` is clamped to 1...``PageRenderer/maxPageSize``. With
-    /// `sourceStatus` (a real upstream), `/healthz` reports it as `"source"`.
+    /// `sourceStatus` (a real upstream), `/healthz` reports it as `"source"`. The subscriptions
+    /// are `subscriptions`, else `sources` when they are a ``SubscriptionBook``; with only
+    /// `subscriptions`, they are also the river's `sources`.
     public init(
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
         pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15),
-        sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil, sources: (any SourceDirectory)? = nil
+        sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil, sources: (any SourceDirectory)? = nil,
+        subscriptions: (any SubscriptionBook)? = nil
     ) {
         self.sourceStatus = sourceStatus
-        self.sources = sources
+        self.sources = sources ?? subscriptions
+        // The server passes its river's book as `sources`: a river over the database is one.
+        self.subscriptions = subscriptions ?? (sources as? any SubscriptionBook)
         self.store = store
         self.renderer = renderer
         self.files = files
@@ -92,7 +100,7 @@ public final class FeedApp: Sendable {
         router.post("/api/refresh", access: .reader) { request in try await self.apiRefresh(request) }
         router.get("/healthz", access: .anyone) { _ in self.health() }
         router.get("/api/events", access: .reader) { request in
-            try self.events.open(request, sourceKey: try self.sourceFilter(request)?.key)
+            try self.events.open(request, sourceKeys: try self.riverFilter(request)?.keys)
         }
         router.get("/sw.js", access: .anyone) { request in try self.serviceWorker(request) }
         router.get("/manifest.webmanifest", access: .anyone) { request in try self.webAppManifest(request) }
@@ -102,6 +110,7 @@ public final class FeedApp: Sendable {
         }
         router.get("/api/sources", access: .reader) { request in try self.sourcesList(request) }
         router.get("/api/sources.opml", access: .owner) { request in try self.sourcesOPML(request) }
+        addSubscriptionRoutes(to: &router)
         router.get("/api/openapi.json", access: .anyone) { request in
             OpenAPIDocument.representation.response(to: request)
         }
@@ -163,14 +172,14 @@ public final class FeedApp: Sendable {
             }
             before = cursor
         }
-        let only = try sourceFilter(request)
+        let only = try riverFilter(request)
         let key = PageKey(
-            language: language, layout: layout, explicitLanguage: explicit, before: before, source: only?.key)
+            language: language, layout: layout, explicitLanguage: explicit, before: before, filter: only?.tag)
         let content: any VersionedContent =
             sources.map { PageVersion(store: store, sources: $0) } ?? revisions
         let river = sources.map { PageRenderer.River(sources: $0, only: only) }
         let representation = try cached(pages, key: key, content: content) { whole in
-            let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
+            let snapshot = only.map { $0.apply(to: whole) } ?? whole
             // What stored responses key on (the revision, with a river's status generation), and
             // what the ETag names (the version, the same on every instance of a cluster).
             let generation = sources?.statusGeneration
@@ -182,7 +191,7 @@ public final class FeedApp: Sendable {
             headers.set("Cache-Control", "no-cache")
             headers.set("Vary", "Accept-Language")
             headers.set("Content-Type", "text/html; charset=utf-8")
-            let position = (before.map { "-b\($0.text)" } ?? "") + (only.map { "-s\($0.key)" } ?? "")
+            let position = (before.map { "-b\($0.text)" } ?? "") + (only?.tag ?? "")
             return Representation(
                 etag:
                     "\"\(snapshot.position.tag)-p\(pageTag)-\(language)-\(layout.rawValue)\(explicit ? "-x" : "")\(position)\"",
@@ -203,7 +212,7 @@ public final class FeedApp: Sendable {
         var back: [String] = []
         if explicit { back.append("lang=\(language)") }
         if request.queryValue("layout")?.lowercased() == "grid" { back.append("layout=grid") }
-        if let only = try sourceFilter(request) { back.append("source=\(only.key)") }
+        if let only = try riverFilter(request) { back.append(only.query) }
         do {
             _ = try await store.reload()
         } catch {
@@ -244,16 +253,16 @@ public final class FeedApp: Sendable {
     /// (what "load older items in place" appends), with the next cursor in `X-Feed-Next-Cursor`.
     func items(_ request: Request) throws -> Response {
         let requested = try ItemsQuery(request)
-        let only = try sourceFilter(request)
-        let filter = only.map { "-s\($0.key)" } ?? ""
+        let only = try riverFilter(request)
+        let filter = only?.tag ?? ""
         guard AcceptHeader.prefersHTML(request.headers["Accept"]) else {
             // `lang` only matters to the fragment, but a bad value is a 400 for JSON too.
             if request.queryValue("lang") != nil { _ = try language(for: request) }
             let key = ItemsKey(
-                source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since,
+                filter: only?.tag, limit: requested.limit, cursor: requested.cursor, since: requested.since,
                 sinceEpoch: requested.sinceEpoch)
             return cached(itemBodies, key: key) { whole in
-                let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
+                let snapshot = only.map { $0.apply(to: whole) } ?? whole
                 let query = requested.sinceClamped(to: snapshot)
                 return Representation(
                     etag: "\"\(snapshot.position.tag)-v\(snapshot.version)\(filter)\"",
@@ -267,10 +276,10 @@ public final class FeedApp: Sendable {
         }
         let (language, _) = try language(for: request)
         let key = ItemsKey(
-            source: only?.key, limit: requested.limit, cursor: requested.cursor, since: requested.since,
+            filter: only?.tag, limit: requested.limit, cursor: requested.cursor, since: requested.since,
             sinceEpoch: requested.sinceEpoch, fragmentLanguage: language)
         return try cached(itemBodies, key: key) { whole in
-            let snapshot = only.map { whole.only(sourceKey: $0.key) } ?? whole
+            let snapshot = only.map { $0.apply(to: whole) } ?? whole
             let query = requested.sinceClamped(to: snapshot)
             let page = snapshot.page(after: query.cursor, limit: query.limit, since: query.since)
             var headers = SecurityHeaders.html
@@ -294,7 +303,7 @@ public final class FeedApp: Sendable {
         // The body is validated even when the query also names `since` (the query wins).
         let bodySince = try ItemsQuery.since(fromBody: request.body)
         if query.since == nil { query.since = bodySince }
-        let only = try sourceFilter(request)
+        let only = try riverFilter(request)
         // Without `since`, "added" is what this reload added: items newer than the version
         // published when the caller arrived, which is the one the reload it joins started from.
         let arrivedAt = store.currentVersion
@@ -305,13 +314,13 @@ public final class FeedApp: Sendable {
             throw refreshFailure(error)
         }
         // A page of one source of a river refreshes with `?source=`: its items and what was added.
-        let snapshot = only.map { outcome.snapshot.only(sourceKey: $0.key) } ?? outcome.snapshot
+        let snapshot = only.map { $0.apply(to: outcome.snapshot) } ?? outcome.snapshot
         let since = query.sinceClamped(to: snapshot).since ?? arrivedAt
         let added = snapshot.entries.filter { $0.addedIn > since }
         // A storm of refreshes from readers on the same version builds each response once.
         if AcceptHeader.prefersHTML(request.headers["Accept"]) {
             let (language, _) = try language(for: request)
-            let key = RefreshKey.fragment(since: since, language: language, source: only?.key)
+            let key = RefreshKey.fragment(since: since, language: language, filter: only?.tag)
             return try refreshBodies.value(version: snapshot.revision, key: key) {
                 var headers = Self.refreshHeaders(snapshot, added: added.count)
                 headers.set("Content-Type", "text/html; charset=utf-8")
@@ -321,7 +330,7 @@ public final class FeedApp: Sendable {
                 return Representation(etag: nil, headers: headers, body: body)
             }.response(to: request)
         }
-        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor, source: only?.key)
+        let key = RefreshKey.json(since: since, limit: query.limit, cursor: query.cursor, filter: only?.tag)
         return refreshBodies.value(version: snapshot.revision, key: key) {
             var headers = Self.refreshHeaders(snapshot, added: added.count)
             headers.set("Content-Type", "application/json; charset=utf-8")
@@ -441,13 +450,15 @@ public final class FeedApp: Sendable {
 
     /// The API's error envelope, `{"error":{"code":…,"message":…}}`: also the answer to requests
     /// still pending at shutdown (the pages and the API alike: nearly all are `POST /api/refresh`).
-    func jsonError(_ error: any HTTPResponseError) -> Response {
+    /// `extra` writes more members of the error object (`,"candidates":[…]`).
+    func jsonError(_ error: any HTTPResponseError, extra: ((inout JSONWriter) -> Void)? = nil) -> Response {
         var headers = error.headers
         var writer = JSONWriter(capacity: 128)
         writer.raw("{\"error\":{\"code\":")
         writer.string(error.code)
         writer.raw(",\"message\":")
         writer.string(error.message)
+        extra?(&writer)
         writer.raw("}}")
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store")

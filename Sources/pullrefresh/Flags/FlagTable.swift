@@ -154,20 +154,31 @@ enum FlagTable {
             config.subscriptionFile = try value.nonEmpty("name an OPML file")
         }
         .documented(
-            "OPML 2.0: folders flattened, duplicates dropped, `xmlUrl` http/https only. A bad file is one line on stderr and exit 2"
+            "OPML 2.0: each feed in the folder of the outline around it (one level), duplicates dropped, `xmlUrl` http/https only. A bad file is one line on stderr and exit 2"
+        ),
+        .toggle(
+            "--allow-private-feeds", .river,
+            "Feeds added from the page or the API may be on loopback and private addresses"
+        ) { $0.allowPrivateFeeds = true }
+        .documented(
+            "For tests and home networks. Without it, an address added by the owner (and every address discovery, "
+                + "its probes and redirects lead to) must be public: loopback, private, link-local, unique-local, "
+                + "multicast and reserved addresses are refused in every spelling ([Subscriptions](subscriptions.md)). "
+                + "`--source`/`--sources` are unaffected. Logged as a warning at start"
         ),
         .integer(
             "--source-concurrency", 1...100, default: base.sourceConcurrency, .river,
             "Fetches of one reload at once"
         ) { $0.sourceConcurrency = $1 },
         .duration(
-            "--refresh-every", maxSeconds: 86_400, default: "15m with sources, else off", .river,
+            "--refresh-every", maxSeconds: 86_400, default: "15m with sources or --database, else off",
+            .river,
             "Scheduled refresh: 90s, 15m, 2h; 0 = off"
         ) {
             $0.refreshEvery = $1 == .zero ? nil : $1
             $0.refreshEveryGiven = true
         }
-        .documented("Without a source a usage error"),
+        .documented("Without a source or --database (or with --data) a usage error"),
         .duration(
             "--source-connect-timeout", minimum: .zero,
             default: FlagValue.describe(seconds: base.sourceLimits.connectTimeout), .river,
