@@ -20,6 +20,15 @@ struct SubscriptionRouteTests {
         }
     }
 
+    /// The same sources as a list that cannot change (a river without a database).
+    struct CommandLineSources: SourceDirectory {
+        let book: SubscriptionBookDouble
+        var reports: [SourceReport] { book.reports }
+        var statusGeneration: Int { book.statusGeneration }
+        func label(forItemID id: String) -> SourceLabel? { book.label(forItemID: id) }
+        func label(forKey key: String) -> SourceLabel? { book.label(forKey: key) }
+    }
+
     static let news = "http://news.example/feed.xml"
     static let tech = "http://tech.example/rss"
     static let loose = "http://loose.example/atom.xml"
@@ -208,7 +217,7 @@ struct SubscriptionRouteTests {
     }
 
     @Test func withoutABookEveryChangeIsReadOnly() async throws {
-        let router = try Self.router(book: nil, sources: book)
+        let router = try Self.router(book: nil, sources: CommandLineSources(book: book))
         let changes: [(String, String, String)] = [
             ("POST", "/api/sources", #"{"url":"http://a.example/"}"#),
             ("PATCH", "/api/sources/\(Self.key(Self.tech))", #"{"title":"x"}"#),
