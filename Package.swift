@@ -89,6 +89,7 @@ let package = Package(
             name: "FeedWeb",
             dependencies: [
                 "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
+                "Owner",
             ]),
         .target(
             name: "Thumbnails",
@@ -155,7 +156,8 @@ let package = Package(
         .testTarget(
             name: "pullrefreshTests",
             dependencies: [
-                "Feed", "FeedWeb", "HTTPServer", "Logging", "River", "Storage", "TestSupport", "pullrefresh",
+                "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "River", "Storage", "TestSupport",
+                "pullrefresh",
             ]),
         // Each module's allowed imports, checked against Sources/ and this file.
         .testTarget(name: "PackageLayoutTests"),

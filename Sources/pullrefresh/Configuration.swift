@@ -63,6 +63,10 @@ struct Configuration {
     /// every later fetch): public only unless `--allow-private-feeds`. The operator's own
     /// `--source`/`--sources` are fetched without a policy.
     var ownerFeedPolicy: AddressPolicy { allowPrivateFeeds ? .any : .publicOnly }
+    /// `--public-river`: anyone may read the river and its read-only API while an owner is set.
+    var publicRiver = false
+    /// `--trust-proxy`: the reverse proxies whose `X-Forwarded-For`/`-Proto` are believed.
+    var trustedProxies: [String] = []
 
     /// Reads the flag table (``FlagTable``) from the arguments (without the program name) and the
     /// environment, then checks what spans several flags.
@@ -111,6 +115,10 @@ struct Configuration {
                         + "by its instances, and a database file belongs to one process")
             }
             if !config.maxItemsGiven { config.maxItems = 100_000 }
+        } else if config.publicRiver {
+            throw UsageError(
+                "--public-river needs --database: without one there is no owner, and the river is open to everyone already"
+            )
         }
         config.sourceLimits.userAgent = "pullrefresh/\(PullRefreshVersion.current)"
         try config.redis.validate(reloadDelay: config.reloadDelay)

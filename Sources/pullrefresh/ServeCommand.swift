@@ -9,6 +9,7 @@ import Images
 import Logging
 import Metrics
 import Mustache
+import Owner
 import RedisClient
 import RedisFeed
 import River
@@ -70,19 +71,16 @@ enum ServeCommand {
                 "--allow-private-feeds: feeds added from the page or the API may be on private addresses "
                     + "(tests and home networks only)")
         }
+        let owner: OwnerAuthority?
+        do {
+            owner = try ownerAuthority(config, logger: logger)
+        } catch {
+            return fail(error.message, status: 2)
+        }
         let server: Server
         do {
-            var router = app.router()
-            thumbnails(config, store: app.store, logger: logger, metrics: metrics).register(on: &router)
-            if let metrics {
-                app.registerMetrics(in: metrics)
-                // Open to monitors by its flag (--no-metrics turns it off), like /healthz.
-                router.get("/metrics", access: .anyone) { _ in
-                    Response(
-                        headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
-                        body: Array(metrics.exposition().utf8))
-                }
-            }
+            let router = router(
+                app, config: config, tls: options.tls != nil, owner: owner, logger: logger, metrics: metrics)
             server = try Server(
                 router: router, options: options, logger: logger, metrics: metrics,
                 metricPrefix: "pullrefresh")
@@ -105,12 +103,47 @@ enum ServeCommand {
         async let scheduleStopped: Void = schedule?.stop() ?? ()
         await server.shutdown()
         await scheduleStopped
+        owner?.flush()  // a session's sliding expiry queued by the last requests
         (app.store as? RedisFeedStore)?.close()
         // The write-ahead log folded into the file: a stopped server leaves one file to copy.
         if let database, let problem = database.checkpoint() {
             logger.warning("database \(database.path): \(problem)")
         }
         return 0
+    }
+
+    /// Every route: the app's, the thumbnails', `/metrics` (with its flag), and the owner's
+    /// (`/signin`, `/signout`) with the gate every other route passes when there is a database.
+    static func router(
+        _ app: FeedApp, config: Configuration, tls: Bool, owner: OwnerAuthority?, logger: Logger,
+        metrics: MetricsRegistry?
+    ) -> Router {
+        var router = app.router()
+        thumbnails(config, store: app.store, logger: logger, metrics: metrics).register(on: &router)
+        if let metrics {
+            app.registerMetrics(in: metrics)
+            // Open to monitors by its flag (--no-metrics turns it off), like /healthz.
+            router.get("/metrics", access: .anyone) { _ in
+                Response(
+                    headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
+                    body: Array(metrics.exposition().utf8))
+            }
+        }
+        let transport = ClientTransport(tls: tls, trustedProxies: config.trustedProxies)
+        OwnerRoutes(
+            app: app, authority: owner, publicRiver: config.publicRiver, transport: transport, logger: logger
+        )
+        .register(on: &router)
+        return router
+    }
+
+    /// The owner's authority over the database's owner records; nil without `--database`.
+    static func ownerAuthority(_ config: Configuration, logger: Logger) throws(StorageError)
+        -> OwnerAuthority?
+    {
+        guard let path = config.database else { return nil }
+        let records = try OwnerRecords(path: path, synchronous: config.databaseSync)
+        return OwnerAuthority(records: records, logger: logger)
     }
 
     /// The app, the scheduled refresh when there is one (not yet started), and the database.

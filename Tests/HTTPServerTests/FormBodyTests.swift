@@ -10,7 +10,8 @@ struct FormBodyTests {
 
     @Test func urlEncodedFieldsAreDecodedOnce() {
         let form = FormBody(
-            Self.request("password=a+b%25c&next=%2Ffeeds%3Fx%3D1&csrf=", type: "application/x-www-form-urlencoded"))
+            Self.request(
+                "password=a+b%25c&next=%2Ffeeds%3Fx%3D1&csrf=", type: "application/x-www-form-urlencoded"))
         #expect(form.value("password") == "a b%c")
         #expect(form.value("next") == "/feeds?x=1")
         #expect(form.value("csrf") == "")
@@ -31,7 +32,8 @@ struct FormBodyTests {
     @Test func otherTypesAndMalformedBodiesHaveNoFields() {
         #expect(FormBody(Self.request("csrf=1", type: "text/plain")).fields.isEmpty)
         #expect(FormBody(Self.request("csrf=%zz", type: "application/x-www-form-urlencoded")).fields.isEmpty)
-        #expect(FormBody(Self.request("no delimiter", type: "multipart/form-data; boundary=q")).fields.isEmpty)
+        #expect(
+            FormBody(Self.request("no delimiter", type: "multipart/form-data; boundary=q")).fields.isEmpty)
         #expect(FormBody(Self.request("--q\r\nx", type: "multipart/form-data")).fields.isEmpty)
     }
 }

@@ -63,7 +63,10 @@ struct GatedStoredResponsesTests {
         let signedIn = Self.get("/river", "Cookie: session=good\r\n")
         let responses = try await RawConnection.exchange(
             port: fixture.server.port,
-            [signedIn, signedIn, Self.get("/river"), Self.get("/river", "Cookie: session=stolen\r\n"), signedIn])
+            [
+                signedIn, signedIn, Self.get("/river"), Self.get("/river", "Cookie: session=stolen\r\n"),
+                signedIn,
+            ])
         #expect(responses.map(\.status) == [200, 200, 303, 303, 200])
         #expect(responses[2].header("Location") == "/signin?next=/river")
         #expect(!responses[2].text.contains("page"))

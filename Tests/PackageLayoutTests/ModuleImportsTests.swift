@@ -45,7 +45,10 @@ struct ModuleImportsTests {
         "EventStreams": Entry(layer: 4, imports: ["HTTPServer"]),
         "FeedWeb": Entry(
             layer: 4.1,
-            imports: ["Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache"]),
+            imports: [
+                "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
+                "Owner",
+            ]),
         "Thumbnails": Entry(
             layer: 4.1,
             imports: ["Allocator", "Feed", "HTTPClient", "HTTPServer", "Images", "Logging", "Metrics"]),

@@ -17,12 +17,12 @@ public struct PageRenderer: Sendable {
         var thumbnailSlot: ThumbnailSlot { self == .grid ? .grid : .list }
     }
 
-    private let library: MustacheLibrary
+    let library: MustacheLibrary
     /// The UI strings.
     public let localizer: Localizer
 
     /// Template names the app needs; checked at startup so a missing file fails fast.
-    public static let requiredTemplates = ["page", "fragment", "error", "feeds", "partials/item"]
+    public static let requiredTemplates = ["page", "fragment", "error", "feeds", "partials/item", "signin"]
 
     /// Creates a renderer; throws if a required template is missing.
     public init(library: MustacheLibrary, localizer: Localizer) throws(FeedError) {
@@ -143,7 +143,7 @@ public struct PageRenderer: Sendable {
         return Array("<!doctype html><title>\(status)</title><p>\(status)</p>".utf8)
     }
 
-    private func strings(_ language: String) -> MustacheValue {
+    func strings(_ language: String) -> MustacheValue {
         .object(localizer.strings(for: language).mapValues { .string($0) })
     }
 

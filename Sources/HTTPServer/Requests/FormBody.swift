@@ -17,7 +17,8 @@ public struct FormBody: Sendable {
         if type.hasPrefix("application/x-www-form-urlencoded") {
             let text = request.bodyText ?? ""
             fields = (try? Request.decodeQuery(text[...])) ?? []
-        } else if type.hasPrefix("multipart/form-data"), let boundary = Self.boundary(request.headers["Content-Type"])
+        } else if type.hasPrefix("multipart/form-data"),
+            let boundary = Self.boundary(request.headers["Content-Type"])
         {
             fields = Self.multipartFields(request.body, boundary: boundary)
         } else {
@@ -35,7 +36,8 @@ public struct FormBody: Sendable {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary"
+            else {
                 continue
             }
             var value = pair[1].trimmingCharacters(in: .whitespaces)
@@ -74,7 +76,7 @@ public struct FormBody: Sendable {
 
     /// The `name` of a part's `Content-Disposition: form-data`, nil for a file part.
     private static func fieldName(_ head: String) -> String? {
-        for line in head.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+        for line in head.split(whereSeparator: \.isNewline) {
             let lower = line.lowercased()
             guard lower.hasPrefix("content-disposition:") else { continue }
             if lower.contains("filename=") || lower.contains("filename*=") { return nil }

@@ -3,6 +3,7 @@ enum FlagSection: CaseIterable, Sendable {
     case server
     case feed
     case storage
+    case owner
     case river
     case limits
     case pictures
@@ -17,6 +18,7 @@ enum FlagSection: CaseIterable, Sendable {
         case .server: "Server"
         case .feed: "The feed"
         case .storage: "Keeping the feed (a database)"
+        case .owner: "The owner (sign-in)"
         case .river: "Feeds fetched from the web (a river)"
         case .limits: "Connections and limits"
         case .pictures: "Pictures"

@@ -12,7 +12,7 @@ import River
 /// Checks across flags (`--hsts` needs `--tls-cert`, …) live in ``Configuration/parse(_:environment:)``.
 enum FlagTable {
     static let rows: [Flag] =
-        server + feed + storage + river + limits + pictures + tls + logs + cluster + general
+        server + feed + storage + owner + river + limits + pictures + tls + logs + cluster + general
 
     /// The defaults shown are read from a default configuration, so they cannot drift from it.
     private static let base = Configuration()
@@ -104,6 +104,29 @@ enum FlagTable {
             "Keep at most N items per source, newest first"
         ) { $0.history.keepPerSource = $1 }
         .documented("A document longer than N is kept whole"),
+    ]
+
+    private static let owner: [Flag] = [
+        .toggle(
+            "--public-river", .owner,
+            "With an owner set, anyone may still read the river and its read-only API"
+        ) { $0.publicRiver = true }
+        .documented(
+            "Nothing personal is shown; every change still needs the owner. Without `--database` a usage error "
+                + "([owner.md](owner.md#a-public-river---public-river))"),
+        .text(
+            "--trust-proxy", "ADDRESS", accepts: "IP address", example: "127.0.0.1", refused: "proxy.local",
+            .owner, "Believe X-Forwarded-For/-Proto from this reverse proxy only; repeat for several"
+        ) { config, value throws(UsageError) in
+            guard let address = ClientTransport.canonical(value.text) else {
+                throw UsageError("\(value.name) must be an IP address, got '\(value.text)'")
+            }
+            config.trustedProxies.append(address)
+        }
+        .documented(
+            "For requests from that address, the client's address (what sign-in throttles) is the last "
+                + "`X-Forwarded-For` entry and HTTPS is `X-Forwarded-Proto: https` (the cookie is then `Secure`). "
+                + "Others' forwarded fields are ignored ([owner.md](owner.md#behind-a-proxy---trust-proxy))"),
     ]
 
     private static let river: [Flag] = [
