@@ -80,7 +80,7 @@ struct SubscriptionRouteTests {
     }
 
     func form(_ target: String, _ fields: [(String, String)]) async throws -> Response {
-        let body = fields.map { "\($0.0)=\(RiverFilter.encode($0.1))" }.joined(separator: "&")
+        let body = fields.map { "\($0.0)=\(FormEncoding.encode($0.1))" }.joined(separator: "&")
         return try await send(
             "POST", target, body: body, headers: ["Content-Type": "application/x-www-form-urlencoded"])
     }
@@ -254,7 +254,7 @@ struct SubscriptionRouteTests {
     }
 
     @Test func folderFiltersTheRiverLikeSource() async throws {
-        let folder = RiverFilter.encode("News & Tech")
+        let folder = FormEncoding.encode("News & Tech")
         let items = try Fixtures.json(try await send("GET", "/api/items?folder=\(folder)"))
         let ids = try #require(items["items"] as? [[String: Any]]).compactMap { $0["id"] as? String }
         #expect(ids.count == 4)
@@ -274,7 +274,7 @@ struct SubscriptionRouteTests {
     /// Moving a feed out of a folder changes what the folder's page shows without a new feed
     /// version: the cached page and its ETag must not be the old one's.
     @Test func aMoveChangesTheFoldersPageAtTheSameVersion() async throws {
-        let folder = RiverFilter.encode("News & Tech")
+        let folder = FormEncoding.encode("News & Tech")
         let before = try await send("GET", "/api/items?folder=\(folder)")
         #expect(
             try await send("PATCH", "/api/sources/\(Self.key(Self.tech))", body: #"{"folder":""}"#).status
