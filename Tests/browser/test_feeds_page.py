@@ -52,7 +52,7 @@ def small_targets(page):
         .map(e => e.outerHTML.slice(0, 80))""")
 
 
-def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream):
+def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream, shot):
     feed = upstream.url("phone")
     page.goto(owned_server.url + "/feeds")
     # Not signed in: the sign-in form, then back to the Feeds page.
@@ -75,6 +75,8 @@ def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream):
     type_into(page, f"#new-folder-{key}", "On the go")
     submit_by_tap(page, f"#source-{key} form button[type=submit]", "location.search.startsWith('?done=saved')")
     assert page.eval("[...document.querySelectorAll('.feeds-folder')].map(h => h.textContent.trim())") == ["On the go"]
+    page.eval("scrollTo(0, 0)")
+    shot(page, "feeds-page")
     assert page.eval(f"document.querySelector('#source-{key}').closest('.feeds-group')"
                      ".querySelector('.feeds-folder a').getAttribute('href')") == "/?folder=On%20the%20go"
 
