@@ -156,7 +156,8 @@ let package = Package(
         .testTarget(
             name: "pullrefreshTests",
             dependencies: [
-                "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "River", "Storage", "TestSupport",
+                "Feed", "FeedWeb", "HTTPServer", "Logging", "Metrics", "Owner", "River", "Storage",
+                "TestSupport",
                 "pullrefresh",
             ]),
         // Each module's allowed imports, checked against Sources/ and this file.
