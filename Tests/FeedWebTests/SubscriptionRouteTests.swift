@@ -459,6 +459,7 @@ struct SubscriptionRouteTests {
         let target = try #require(manifest["share_target"] as? [String: Any])
         #expect(target["action"] as? String == "/share")
         #expect(target["method"] as? String == "GET")
+        #expect(target["enctype"] as? String == "application/x-www-form-urlencoded")
         #expect(target["params"] as? [String: String] == ["title": "title", "text": "text", "url": "url"])
         let river = Fixtures.text(try await send("GET", "/"))
         #expect(river.contains("<a class=\"feed-feeds-link\" href=\"/feeds\">Feeds</a>"))

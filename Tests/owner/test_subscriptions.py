@@ -213,7 +213,8 @@ def test_sharing_opens_the_add_form_with_the_address(owned):
     server = owned()
     status, _, manifest = server.request("GET", "/manifest.webmanifest")
     target = json.loads(manifest)["share_target"]
-    assert target == {"action": "/share", "method": "GET", "params": {"title": "title", "text": "text", "url": "url"}}
+    assert target == {"action": "/share", "method": "GET", "enctype": "application/x-www-form-urlencoded",
+                      "params": {"title": "title", "text": "text", "url": "url"}}
     server.sign_in()
     shared = urllib.parse.urlencode({"title": "A post", "text": "Read this https://blog.example/post please"})
     status, headers, html = server.page(f"/share?{shared}")
