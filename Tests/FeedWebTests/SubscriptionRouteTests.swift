@@ -273,6 +273,25 @@ struct SubscriptionRouteTests {
         #expect(try await send("GET", both + Self.key(Self.loose)).status == 404)
     }
 
+    /// A folder's event stream counts the items of every source in it, and of no other.
+    @Test func aFoldersEventsCountItsSourcesItems() {
+        let keys = [Self.news, Self.tech, Self.loose].map(Self.key)
+        let entries = keys.enumerated().map { index, key in
+            FeedSnapshot.Entry(
+                item: FeedItem(
+                    id: RiverItemID.join(key: key, id: "new"), title: "new", body: "",
+                    createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))),
+                addedIn: 3)
+        }
+        let snapshot = FeedSnapshot(
+            version: 3, updatedAt: Date(timeIntervalSince1970: 1_700_000_000), entries: entries)
+        let folder = Set(keys.prefix(2))
+        let text = String(decoding: EventHub.event(snapshot, since: 2, sourceKeys: folder), as: UTF8.self)
+        #expect(text.hasSuffix("\"added\":2}\n\n"))
+        let whole = String(decoding: EventHub.event(snapshot, since: 2), as: UTF8.self)
+        #expect(whole.hasSuffix("\"added\":3}\n\n"))
+    }
+
     /// Moving a feed out of a folder changes what the folder's page shows without a new feed
     /// version: the cached page and its ETag must not be the old one's.
     @Test func aMoveChangesTheFoldersPageAtTheSameVersion() async throws {
