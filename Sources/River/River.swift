@@ -381,11 +381,16 @@ public final class River: FeedSource, SourceDirectory {
     private func fetchAll(_ selected: [Member], states: [String: SourceState], held: [String: [FeedItem]])
         async -> [(Member, FetchResult)]
     {
-        let feeds = selected.map { member -> (url: URL, etag: String?, lastModified: String?) in
+        let feeds = selected.map { member -> HTTPFetcher.FeedRequest in
             let state = states[member.key] ?? SourceState()
             // Validators are only worth sending while the store holds what they describe.
             let holdsItems = held[member.key]?.isEmpty == false
-            return (member.upstream.url, holdsItems ? state.etag : nil, holdsItems ? state.lastModified : nil)
+            // The owner's feeds under the policy (every address connected to); the operator's
+            // anywhere, as the operator chose them.
+            return HTTPFetcher.FeedRequest(
+                url: member.upstream.url, etag: holdsItems ? state.etag : nil,
+                lastModified: holdsItems ? state.lastModified : nil,
+                policy: member.record.origin == .owner ? ownerPolicy : nil)
         }
         let completions = fetcher.fetchAll(feeds, concurrency: concurrency)
         let metrics = metrics

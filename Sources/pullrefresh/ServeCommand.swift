@@ -248,11 +248,10 @@ enum ServeCommand {
         }
         if let river, initial.isEmpty { river.countHeld(store.current.items) }
         wiring?.book.attach(store)
-        // FeedWeb finds the subscriptions as `sources as? any SubscriptionBook`.
-        let sources: (any SourceDirectory)? = wiring?.book ?? river
+        // With a database the book is the river's directory too (its reports carry the folders).
         let app = FeedApp(
             store: store, renderer: renderer, files: files, logger: logger, pageSize: config.pageSize,
-            heartbeat: config.heartbeat, sources: sources)
+            heartbeat: config.heartbeat, sources: wiring?.book ?? river, subscriptions: wiring?.book)
         return (
             app,
             river.flatMap { river in

@@ -157,20 +157,31 @@ struct SubscriptionTests {
         let (slow, steady, late) = (
             RiverServer.name("slow"), RiverServer.name("steady"), RiverServer.name("late")
         )
+        let again = RiverServer.name("again")
         let fixture = try await Fixture(operators: [steady])
         defer { fixture.remove() }
-        _ = try await fixture.book.subscribe(SubscribeRequest(address: server.url(slow).absoluteString))
-        try await server.add(slow, guid: "while-removed")
-        try await server.set(slow, "mode=slow&delay=1.5")
-        // The slow source is due: a scheduled reload fetches it (and only it).
-        let due = RiverTestClock.advanceDue(fixture.river, key: fixture.key(slow))
-        #expect(due)
+        for name in [slow, again] {
+            _ = try await fixture.book.subscribe(SubscribeRequest(address: server.url(name).absoluteString))
+        }
+        for name in [slow, again] {
+            try await server.add(name, guid: "while-changed")
+            try await server.set(name, "mode=slow&delay=1.5")
+            // Due: a scheduled reload fetches the two slow sources (and only them).
+            #expect(RiverTestClock.advanceDue(fixture.river, key: fixture.key(name)))
+        }
+        let before = try await server.stats(slow)["requests"] ?? 0
         let reload = Task {
             try await ReloadTrigger.$isScheduled.withValue(true) { try await fixture.store.reload() }
         }
-        try await Task.sleep(for: .milliseconds(400))
-        // Meanwhile: the slow one removed, another added, the steady one moved.
+        // Until the slow source's request arrived (it then waits 1.5 s to answer).
+        for _ in 0..<200 where try await server.stats(slow)["requests"] == before {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await server.stats(slow)["requests"] == before + 1)
+        // Meanwhile: one slow source removed, the other removed and added again, another added,
+        // the steady one moved.
         fixture.river.remove(key: fixture.key(slow))
+        #expect(RiverTestClock.advanceDue(fixture.river, key: fixture.key(again)))
         _ = try fixture.table.remove(key: fixture.key(slow))
         let added = fixture.river.add([SubscriptionRecord(url: server.url(late), origin: .owner)])
         #expect(added.count == 1)
@@ -181,13 +192,19 @@ struct SubscriptionTests {
         // The slow source's answer came after it left: dropped, and its items are gone.
         #expect(fixture.ids(of: fixture.key(slow)).isEmpty)
         #expect(fixture.river.hasBeenFetched(key: fixture.key(late)) == false)
+        // The answer for the member that left and came back belonged to the one that left: the
+        // new one is still to be fetched, and holds what the store held (not the new item).
+        #expect(fixture.river.hasBeenFetched(key: fixture.key(again)) == false)
+        #expect(fixture.ids(of: fixture.key(again)) == ["\(fixture.key(again)):same"])
         // The next scheduled reload picks the new member up (it has no state: due at once).
         _ = try await ReloadTrigger.$isScheduled.withValue(true) { try await fixture.store.reload() }
         #expect(fixture.river.hasBeenFetched(key: fixture.key(late)))
         #expect(fixture.ids(of: fixture.key(late)) == ["\(fixture.key(late)):same"])
+        #expect(fixture.river.hasBeenFetched(key: fixture.key(again)))
+        #expect(Set(fixture.ids(of: fixture.key(again))).contains("\(fixture.key(again)):while-changed"))
         #expect(fixture.book.label(forKey: fixture.key(steady))?.folder == "Moved")
         let keys = fixture.book.reports.map(\.label.key)
-        #expect(keys == [fixture.key(steady), fixture.key(late)])
+        #expect(keys == [fixture.key(steady), fixture.key(again), fixture.key(late)])
     }
 
     @Test func theScheduleWakesForANewMember() async throws {
@@ -337,5 +354,25 @@ enum RiverTestClock {
         guard let record = river.record(forKey: key) else { return false }
         river.remove(key: key)
         return river.add([record]).count == 1
+    }
+}
+
+/// The owner's feeds are fetched under the river's address policy; the operator's are not.
+@Suite("The owner's feeds under the address policy")
+struct OwnerPolicyTests {
+    @Test func anOwnersFeedOnLoopbackIsRefusedBeforeAnyRequestAndTheOperatorsIsFetched() async throws {
+        let server = try RiverServer.running()
+        let (operators, owners) = (RiverServer.name("operators"), RiverServer.name("owners"))
+        let river = River(
+            records: [
+                SubscriptionRecord(url: server.url(operators), origin: .commandLine),
+                SubscriptionRecord(url: server.url(owners), origin: .owner),
+            ], limits: FetchLimits(totalTimeout: 5, userAgent: "pullrefresh/test"), ownerPolicy: .publicOnly)
+        let items = try await river.fetch(current: [])
+        #expect(items.map(\.id) == ["\(SourceKey.of(server.url(operators))):same"])
+        let refused = river.reports.first { $0.label.key == SourceKey.of(server.url(owners)) }
+        #expect(refused?.lastError != nil)
+        #expect(try await server.stats(owners)["requests"] == 0)
+        #expect(try await server.stats(operators)["requests"] == 1)
     }
 }
