@@ -28,6 +28,8 @@ public final class OwnerAuthority: Sendable {
     private let writes = DispatchQueue(label: "pullrefresh.owner.writes", qos: .utility)
     /// Hashes whose touch is queued, so a burst of requests queues one write.
     private let touching = Mutex<Set<[UInt8]>>([])
+    /// Whether the file was seen to have an owner (it then always has one).
+    private let ownerSeen = Atomic<Bool>(false)
     /// Seconds a client is asked to wait when the database failed under a sign-in.
     static let storageRetry = 5
 
@@ -44,12 +46,24 @@ public final class OwnerAuthority: Sendable {
         slots = VerificationSlots(capacity: policy.concurrentVerifications)
     }
 
-    /// Whether an owner is set (read from the file each time: a password set by the command
-    /// line while the server runs counts at once). True when the file cannot be read, so the
-    /// server asks for sign-in rather than opening every route.
+    /// Reads the key of the keyed hash from the file (making and storing it when the file has
+    /// none) now, so the first request does not wait for that write: call it at start. Throws
+    /// when the file cannot give it (the server then refuses to start rather than refusing every
+    /// session).
+    public func prepare() throws(StorageError) {
+        _ = try loadedHash()
+    }
+
+    /// Whether an owner is set: read from the file until it says yes (a password set by the
+    /// command line while the server runs counts at once), then kept, since nothing in
+    /// pullrefresh removes an owner. True when the file cannot be read, so the server asks for
+    /// sign-in rather than opening every route.
     public var hasOwner: Bool {
+        if ownerSeen.load(ordering: .relaxed) { return true }
         do {
-            return try records.hasOwner()
+            let found = try records.hasOwner()
+            if found { ownerSeen.store(true, ordering: .relaxed) }
+            return found
         } catch {
             logger.error("owner: \(error.message); treating the server as owned until the file can be read")
             return true

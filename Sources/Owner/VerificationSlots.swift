@@ -19,7 +19,8 @@ final class VerificationSlots: Sendable {
     /// The most verifications that ever ran at once (tests check the bound).
     var peak: Int { state.withLock { $0.peak } }
 
-    /// Takes a slot, waiting up to `wait`; false when none freed in time.
+    /// Takes a slot, waiting up to `wait`; false when none freed in time or the task was
+    /// cancelled.
     func acquire(waiting wait: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
@@ -31,7 +32,8 @@ final class VerificationSlots: Sendable {
                 return true
             }
             if taken { return true }
-            if clock.now >= deadline { return false }
+            // A cancelled task's sleep returns at once: without this check it would spin.
+            if clock.now >= deadline || Task.isCancelled { return false }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -10,7 +10,7 @@ import Synchronization
 ///   runs on the file. SQLite's WAL mode lets readers go on while one connection writes, and
 ///   the busy timeout makes a writer wait its turn (a few milliseconds) instead of failing.
 /// - **Always the file's present.** Every lookup is a fresh read (a primary-key or unique-index
-///   lookup, a few microseconds), never a copy kept in memory, so a token revoked or a password
+///   lookup, tens of microseconds), never a copy kept in memory, so a token revoked or a password
 ///   set by another process counts at the server's next request.
 /// - **Two connections.** Lookups (asked on the server's request threads) have a connection of
 ///   their own, so they never queue behind a write that waits for the lock.
@@ -30,9 +30,9 @@ public final class OwnerRecords: Sendable {
     private let lookups: Mutex<PreparedStatements>
     private let changes: Mutex<PreparedStatements>
 
-    /// Opens the owner's records in the database at `path`. A missing file is created with the
-    /// whole schema when `creating` (so an owner can be set before the first start), else
-    /// refused; an older layout is upgraded. Takes no lock: a server may be running on the file.
+    /// Opens the owner's records in the database at `path`. A missing file is created (mode
+    /// 0600) with the whole schema when `creating` (so an owner can be set before the first
+    /// start), else refused; an older layout is upgraded. Takes no lock: a server may be running on the file.
     public init(
         path: String, creating: Bool = false, synchronous: DatabaseConnection.Synchronous = .normal,
         schema: Schema = .standard
@@ -46,6 +46,11 @@ public final class OwnerRecords: Sendable {
             writer = try DatabaseConnection(path: path, mode: exists ? .readWrite : .create)
         } catch {
             throw Schema.openFailure(error, name: path)
+        }
+        if !exists {
+            // A file made here holds the password's hash and the key of the token hash: readable
+            // by its owner only (SQLite gives its -wal and -shm files the same mode).
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         }
         if writer.isReadOnly {
             throw StorageError("database \(path) is not writable (its permissions or its file system)")

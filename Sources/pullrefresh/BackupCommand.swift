@@ -7,27 +7,22 @@ enum BackupCommand {
     static let usage = "Usage: pullrefresh backup --database FILE OUT"
 
     static func run(_ arguments: [String]) -> Int32 {
-        var database: String?
-        var output: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "-h" || argument == "--help" {
-                FileHandle.standardOutput.write(Data((usage + "\n").utf8))
-                return 0
-            } else if argument == "--database", index + 1 < arguments.count {
-                database = arguments[index + 1]
-                index += 1
-            } else if argument.hasPrefix("--database=") {
-                database = String(argument.dropFirst("--database=".count))
-            } else if !argument.hasPrefix("-"), output == nil {
-                output = argument
-            } else {
-                return fail("backup: unexpected argument '\(argument)' (\(usage))", status: 2)
-            }
-            index += 1
+        let parsed: SubcommandArguments
+        do {
+            parsed = try SubcommandArguments(arguments)
+        } catch {
+            return fail("backup: \(error.message) (\(usage))", status: 2)
         }
-        guard let database, !database.isEmpty, let output, !output.isEmpty else {
+        if parsed.wantsHelp {
+            FileHandle.standardOutput.write(Data((usage + "\n").utf8))
+            return 0
+        }
+        guard parsed.words.count <= 1 else {
+            return fail("backup: unexpected argument '\(parsed.words[1])' (\(usage))", status: 2)
+        }
+        guard let database = parsed.database, !database.isEmpty, let output = parsed.words.first,
+            !output.isEmpty
+        else {
             return fail("backup needs the database and where to write the copy (\(usage))", status: 2)
         }
         do {

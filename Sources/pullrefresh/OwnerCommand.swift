@@ -24,30 +24,16 @@ enum OwnerCommand {
     /// The longest token name, in characters.
     static let maxNameLength = 100
 
-    private struct Invocation {
-        var words: [String] = []
-        var database: String?
-    }
-
     static func run(_ arguments: [String]) -> Int32 {
-        var invocation = Invocation()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "-h" || argument == "--help" {
-                FileHandle.standardOutput.write(Data((usage + "\n").utf8))
-                return 0
-            } else if argument == "--database", index + 1 < arguments.count {
-                invocation.database = arguments[index + 1]
-                index += 1
-            } else if argument.hasPrefix("--database=") {
-                invocation.database = String(argument.dropFirst("--database=".count))
-            } else if argument.hasPrefix("-") {
-                return fail("owner: unexpected argument '\(argument)'\n\(usage)", status: 2)
-            } else {
-                invocation.words.append(argument)
-            }
-            index += 1
+        let invocation: SubcommandArguments
+        do {
+            invocation = try SubcommandArguments(arguments)
+        } catch {
+            return fail("owner: \(error.message)\n\(usage)", status: 2)
+        }
+        if invocation.wantsHelp {
+            FileHandle.standardOutput.write(Data((usage + "\n").utf8))
+            return 0
         }
         guard let database = invocation.database, !database.isEmpty else {
             return fail("owner needs --database FILE: the owner lives in the database\n\(usage)", status: 2)
@@ -81,7 +67,7 @@ enum OwnerCommand {
         do {
             let authority = OwnerAuthority(records: try OwnerRecords(path: database, creating: true))
             let ended = try authority.setPassword(password)
-            say("password of the owner set in \(database); \(ended) browser sessions signed out")
+            say("password of the owner set in \(database); browser sessions signed out: \(ended)")
             return 0
         } catch {
             return fail(error.message, status: 1)

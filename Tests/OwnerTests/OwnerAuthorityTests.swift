@@ -7,14 +7,12 @@ import Testing
 /// set by the test for expiry and throttle windows.
 @Suite("Owner authority")
 struct OwnerAuthorityTests {
-    static let password = "a long enough password"
-
     @Test func withoutAnOwnerThereIsNothingToSignInTo() async throws {
         let fixture = try OwnerFixture()
         let authority = try fixture.authority()
         #expect(!authority.hasOwner)
-        #expect(await authority.signIn(password: Self.password, address: "127.0.0.1") == .noOwner)
-        try authority.setPassword(Self.password)
+        #expect(await authority.rightPassword(from: "127.0.0.1") == .noOwner)
+        try authority.setPassword(OwnerFixture.password)
         #expect(authority.hasOwner)
     }
 
@@ -29,10 +27,9 @@ struct OwnerAuthorityTests {
 
     @Test func theRightPasswordMakesANewSessionThatSignOutEnds() async throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         #expect(await authority.signIn(password: "not the password", address: "127.0.0.1") == .wrongPassword)
-        let outcome = await authority.signIn(password: Self.password, address: "127.0.0.1")
+        let outcome = await authority.rightPassword(from: "127.0.0.1")
         let session = try #require(OwnerFixture.signedIn(outcome))
         #expect(session.cookieValue.count == 43 && session.csrfToken.count == 43)
         #expect(session.cookieValue != session.csrfToken)
@@ -44,7 +41,7 @@ struct OwnerAuthorityTests {
                     userName: "owner", csrfToken: session.csrfToken, expiresAt: session.expiresAt))
         // A second sign-in is another session: never the first one again.
         let second = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "::1")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "::1")))
         #expect(second.cookieValue != session.cookieValue && second.csrfToken != session.csrfToken)
         authority.signOut(cookieValue: session.cookieValue)
         #expect(authority.session(cookieValue: session.cookieValue) == nil)
@@ -55,8 +52,7 @@ struct OwnerAuthorityTests {
 
     @Test func aCookieOfNoSessionIsNobody() throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         #expect(authority.session(cookieValue: "") == nil)
         #expect(authority.session(cookieValue: String(repeating: "A", count: 43)) == nil)
         #expect(authority.session(cookieValue: String(repeating: "A", count: 100_000)) == nil)
@@ -65,10 +61,9 @@ struct OwnerAuthorityTests {
 
     @Test func theFileHoldsNeitherCookieNorTokenInClear() async throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         let session = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "127.0.0.1")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "127.0.0.1")))
         let token = try authority.createToken(name: "phone")
         authority.flush()
         let bytes =
@@ -76,17 +71,16 @@ struct OwnerAuthorityTests {
             + ((try? Data(contentsOf: URL(fileURLWithPath: fixture.path + "-wal"))) ?? Data())
         #expect(bytes.range(of: Data(session.cookieValue.utf8)) == nil)
         #expect(bytes.range(of: Data(token.utf8)) == nil)
-        #expect(bytes.range(of: Data(Self.password.utf8)) == nil)
+        #expect(bytes.range(of: Data(OwnerFixture.password.utf8)) == nil)
         // The CSRF token is kept as it is (the pages must show it); it is no credential alone.
         #expect(bytes.range(of: Data(session.csrfToken.utf8)) != nil)
     }
 
     @Test func theCSRFTokenMatchesOnlyItself() async throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         let session = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "127.0.0.1")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "127.0.0.1")))
         let active = try #require(authority.session(cookieValue: session.cookieValue))
         #expect(authority.csrfMatches(active, presented: session.csrfToken))
         #expect(!authority.csrfMatches(active, presented: String(session.csrfToken.dropLast()) + "x"))
@@ -96,10 +90,9 @@ struct OwnerAuthorityTests {
 
     @Test func aSessionSlidesWithUseAndEndsAfter30IdleDays() async throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         let session = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "127.0.0.1")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "127.0.0.1")))
         let day: TimeInterval = 24 * 3600
         fixture.advance(29 * day)
         let used = try #require(authority.session(cookieValue: session.cookieValue))
@@ -117,18 +110,17 @@ struct OwnerAuthorityTests {
 
     @Test func aNewPasswordSignsOutEveryBrowserButKeepsTokens() async throws {
         let fixture = try OwnerFixture()
-        let authority = try fixture.authority()
-        try authority.setPassword(Self.password)
+        let authority = try fixture.owned()
         let first = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "127.0.0.1")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "127.0.0.1")))
         let second = try #require(
-            OwnerFixture.signedIn(await authority.signIn(password: Self.password, address: "127.0.0.2")))
+            OwnerFixture.signedIn(await authority.rightPassword(from: "127.0.0.2")))
         let token = try authority.createToken(name: "reader app")
         #expect(try authority.setPassword("another long password") == 2)
         #expect(authority.session(cookieValue: first.cookieValue) == nil)
         #expect(authority.session(cookieValue: second.cookieValue) == nil)
         #expect(authority.token(bearer: token) == "reader app")
-        #expect(await authority.signIn(password: Self.password, address: "127.0.0.1") == .wrongPassword)
+        #expect(await authority.rightPassword(from: "127.0.0.1") == .wrongPassword)
         #expect(
             OwnerFixture.signedIn(
                 await authority.signIn(password: "another long password", address: "127.0.0.1")) != nil)
@@ -140,7 +132,7 @@ struct OwnerAuthorityTests {
         #expect(throws: StorageError("no owner yet: set a password first")) {
             try authority.createToken(name: "early")
         }
-        try authority.setPassword(Self.password)
+        try authority.setPassword(OwnerFixture.password)
         let token = try authority.createToken(name: "phone")
         #expect(throws: StorageError("a token named 'phone' exists already (revoke it first)")) {
             try authority.createToken(name: "phone")

@@ -31,6 +31,16 @@ final class OwnerFixture: Sendable {
         time.withLock { $0 += seconds }
     }
 
+    /// The owner's password in these tests.
+    static let password = "a long enough password"
+
+    /// An authority over records of its own on the file, the owner's password set.
+    func owned(policy: OwnerPolicy = .standard) throws -> OwnerAuthority {
+        let authority = try authority(policy: policy)
+        try authority.setPassword(Self.password)
+        return authority
+    }
+
     /// An authority over records of its own on the file, on the fixture's clock.
     func authority(policy: OwnerPolicy = .standard) throws -> OwnerAuthority {
         OwnerAuthority(
@@ -42,5 +52,22 @@ final class OwnerFixture: Sendable {
     static func signedIn(_ outcome: SignInOutcome) -> NewSession? {
         if case .signedIn(let session) = outcome { return session }
         return nil
+    }
+}
+
+extension OwnerAuthority {
+    /// Whether the owner's password signs in from `address`.
+    func signsIn(from address: String) async -> Bool {
+        OwnerFixture.signedIn(await signIn(password: OwnerFixture.password, address: address)) != nil
+    }
+
+    /// A sign-in from `address` with the owner's password: the outcome.
+    func rightPassword(from address: String) async -> SignInOutcome {
+        await signIn(password: OwnerFixture.password, address: address)
+    }
+
+    /// A wrong guess from `address`: the outcome.
+    func guess(from address: String) async -> SignInOutcome {
+        await signIn(password: "wrong guess", address: address)
     }
 }

@@ -10,20 +10,19 @@ import Testing
 /// lookup, without a restart.
 @Suite("Owner records shared with a running server")
 struct SharedFileTests {
-    static let password = "a long enough password"
-
     @Test func whatTheCommandLineChangesCountsAtTheServersNextRequest() async throws {
         let fixture = try OwnerFixture()
         // The running server: the feed's database (holding the lock) and its authority.
         let feed = try FeedDatabase(path: fixture.path)
         let server = try fixture.authority()
+        try server.prepare()
         #expect(!server.hasOwner)
         // The command line, while the server runs: no lock needed.
         let commandLine = try fixture.authority()
-        try commandLine.setPassword(Self.password)
+        try commandLine.setPassword(OwnerFixture.password)
         #expect(server.hasOwner)
         let session = try #require(
-            OwnerFixture.signedIn(await server.signIn(password: Self.password, address: "127.0.0.1")))
+            OwnerFixture.signedIn(await server.rightPassword(from: "127.0.0.1")))
         #expect(server.session(cookieValue: session.cookieValue) != nil)
 
         let token = try commandLine.createToken(name: "phone")
@@ -33,7 +32,7 @@ struct SharedFileTests {
 
         try commandLine.setPassword("a brand new password")
         #expect(server.session(cookieValue: session.cookieValue) == nil)
-        #expect(await server.signIn(password: Self.password, address: "127.0.0.1") == .wrongPassword)
+        #expect(await server.rightPassword(from: "127.0.0.1") == .wrongPassword)
         #expect(
             OwnerFixture.signedIn(await server.signIn(password: "a brand new password", address: "127.0.0.1"))
                 != nil)
@@ -44,7 +43,7 @@ struct SharedFileTests {
         let fixture = try OwnerFixture()
         _ = try FeedDatabase(path: fixture.path)
         let server = try fixture.authority()
-        try server.setPassword(Self.password)
+        try server.setPassword(OwnerFixture.password)
         // A writer busy for a moment (as a reload is): the command line waits its turn.
         let holder = try DatabaseHolder(path: fixture.path)
         try holder.begin()
@@ -62,7 +61,7 @@ struct SharedFileTests {
     @Test func theServerAndTheCommandLineHashWithTheSameKey() throws {
         let fixture = try OwnerFixture()
         let first = try fixture.authority()
-        try first.setPassword(Self.password)
+        try first.setPassword(OwnerFixture.password)
         let tokens = try (0..<5).map { try fixture.authority().createToken(name: "t\($0)") }
         for (index, token) in tokens.enumerated() { #expect(first.token(bearer: token) == "t\(index)") }
     }

@@ -4,7 +4,7 @@ name: pytest registers a fixture wherever its function is in the module's namesp
 - `page`: a fresh emulated phone tab of the `browser` fixture's Chromium (browser, ops and
   cluster suites; each defines `browser` with the flags it needs).
 - `server` (as `access_log_servers`): the touch suites' server factory (WebKit, Gecko).
-- `upstream` (as `river_upstream`): the river's scriptable loopback feeds (harness/upstream.py).
+- `upstream` (as `river_upstream`): the river's scriptable loopback feeds (store, owner).
 """
 import pytest
 
@@ -42,7 +42,7 @@ def access_log_servers(tmp_path):
 
 @pytest.fixture(name="upstream")
 def river_upstream():
-    """The river's scriptable loopback feeds (RiverUpstream), stopped at the end."""
+    """The river's scriptable loopback feeds (harness/upstream.py), stopped at the end."""
     server = RiverUpstream()
     yield server
     server.stop()

@@ -1,5 +1,5 @@
 """Fixtures for the owner suite (issue 32: the owner, sign-in, tokens, subscriptions over the
-wire): servers stopped at the end, a temporary folder, and `owner`, which runs
+wire): a temporary folder, the river's loopback feeds, and `owner`, which runs
 `pullrefresh owner …` with a standard input; `owned` (a server over a database with an owner, for
 the subscription tests) and `sites` (in-process loopback web sites for discovery). The shared
 harness (Tests/harness) is on the path through pytest.ini."""
@@ -8,9 +8,8 @@ import sys
 import tempfile
 
 import pytest
+from harness.fixtures import river_upstream  # noqa: F401  (the `upstream` fixture)
 from harness.owner import make_owner
-from harness.server import Server
-from harness.upstream import RiverUpstream
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from owner_harness import run_owner  # noqa: E402
@@ -27,30 +26,6 @@ def folder():
 def database(folder):
     """A database path in the test's folder (not created)."""
     return os.path.join(folder, "owner.sqlite")
-
-
-@pytest.fixture
-def servers():
-    """Starts servers (`pullrefresh --port 0 *args`); stops every one still running at the end."""
-    started = []
-
-    def start(*args):
-        server = Server("--port", "0", *args)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        if server.proc.poll() is None:
-            server.stop()
-
-
-@pytest.fixture
-def upstream():
-    """The river's scriptable loopback feeds."""
-    server = RiverUpstream()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

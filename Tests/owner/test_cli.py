@@ -6,7 +6,7 @@ import os
 import re
 
 from harness import wait_for
-from harness.server import repository_flags
+from harness.server import Server, repository_flags
 from owner_harness import Terminal, file_bytes, query
 
 PASSWORD = "correct horse battery"
@@ -25,6 +25,8 @@ def test_a_password_from_a_pipe_is_stored_as_an_argon2id_hash(owner, database):
     status, out, err = owner("set-password", "--database", database, stdin=PASSWORD + "\n")
     assert status == 0, err
     assert database in out
+    # The file made by the command holds secrets' hashes: its owner alone may read it.
+    assert os.stat(database).st_mode & 0o777 == 0o600
     [(name, stored)] = query(database, "SELECT name, password_hash FROM users")
     assert name == "owner"
     assert stored.startswith("$argon2id$v=19$m=65536,t=2,p=1$")
@@ -116,12 +118,23 @@ def feed_version(database):
     return rows[0][0] if rows else 0
 
 
-def test_the_commands_work_while_a_server_runs_on_the_file(owner, servers, upstream, database):
+def test_the_commands_work_while_a_server_runs_on_the_file(owner, upstream, database):
     # The server holds the file's lock and refreshes every second a feed that has a new item at
     # each fetch: a write to the same file every second.
     upstream.set("owner-busy", "busy=1")
-    server = servers("--database", database, "--source", upstream.url("owner-busy"), "--refresh-every", "1",
-                     "--quiet", *repository_flags())
+    server = Server("--port", "0", "--database", database, "--source", upstream.url("owner-busy"),
+                    "--refresh-every", "1", "--quiet", *repository_flags())
+    try:
+        commands_beside(server, owner, database)
+    finally:
+        server.stop()
+    assert query(database, "PRAGMA integrity_check") == [("ok",)]
+    assert query(database, "SELECT count(*) FROM users") == [(1,)]
+    assert query(database, "SELECT count(*) FROM tokens") == [(5,)]
+
+
+def commands_beside(server, owner, database):
+    """Every command while `server` writes into `database`; the server keeps serving."""
     server.wait_healthy()
     start = wait_for(lambda: feed_version(database), "the server's first write")
 
@@ -143,6 +156,3 @@ def test_the_commands_work_while_a_server_runs_on_the_file(owner, servers, upstr
     assert server.request("GET", "/healthz")[0] == 200
     assert "database" not in server.err_text(), server.err_text()
     assert server.stop() == 0
-    assert query(database, "PRAGMA integrity_check") == [("ok",)]
-    assert query(database, "SELECT count(*) FROM users") == [(1,)]
-    assert query(database, "SELECT count(*) FROM tokens") == [(5,)]

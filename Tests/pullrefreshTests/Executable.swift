@@ -17,9 +17,10 @@ enum Executable {
         var stderr: String
     }
 
-    /// Runs `path` (the binary by default) in the repository root; both pipes are read on other
-    /// threads so a long output cannot block the child.
-    static func run(_ arguments: [String], path: String = binary) throws -> Finished {
+    /// Runs `path` (the binary by default) in the repository root, with `input` on its standard
+    /// input (nothing when nil); both pipes are read on other threads so a long output cannot
+    /// block the child.
+    static func run(_ arguments: [String], path: String = binary, input: String? = nil) throws -> Finished {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -32,8 +33,13 @@ enum Executable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let feed = input.map { _ in Pipe() }
+        process.standardInput = feed ?? FileHandle.nullDevice
         try process.run()
+        if let feed, let input {
+            feed.fileHandleForWriting.write(Data(input.utf8))
+            try feed.fileHandleForWriting.close()
+        }
         let stdout = Reader(out.fileHandleForReading)
         let stderr = Reader(err.fileHandleForReading)
         process.waitUntilExit()

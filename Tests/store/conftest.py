@@ -6,17 +6,10 @@ import sys
 import tempfile
 
 import pytest
-from harness.upstream import RiverUpstream
+from harness.fixtures import river_upstream  # noqa: F401  (the `upstream` fixture)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from store_harness import Server  # noqa: E402
-
-
-@pytest.fixture
-def upstream():
-    server = RiverUpstream()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
