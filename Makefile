@@ -230,7 +230,7 @@ store-test: build-debug ## The store of record against the real binary: restarts
 ## Issue 32 over the wire: `pullrefresh owner …` (passwords, tokens, beside a running server),
 ## sign-in, sessions, CSRF, throttles, subscriptions (Tests/owner; docs/owner.md).
 .PHONY: owner-test
-owner-test: build-debug ## The owner and subscriptions against the real binary: CLI, sign-in, tokens, CSRF (Tests/owner)
+owner-test: build-debug browser-deps ## The owner and subscriptions against the real binary: CLI, sign-in, tokens, CSRF (Tests/owner)
 	PULLREFRESH_BIN=$(CURDIR)/.build/debug/pullrefresh $(PYTHON) -m pytest -q Tests/owner
 
 ## Several instances on one Redis (faults, the 300-refresh storm, nginx, a browser pull through nginx).

@@ -143,7 +143,9 @@ enum ServeCommand {
     {
         guard let path = config.database else { return nil }
         let records = try OwnerRecords(path: path, synchronous: config.databaseSync)
-        return OwnerAuthority(records: records, logger: logger)
+        let authority = OwnerAuthority(records: records, logger: logger)
+        try authority.prepare()  // the hash key read (or made) now, not by the first request
+        return authority
     }
 
     /// The app, the scheduled refresh when there is one (not yet started), and the database.

@@ -45,12 +45,6 @@ def create_token(database, name):
 
 
 @pytest.fixture
-def folder():
-    with tempfile.TemporaryDirectory(prefix="ptr-auth-") as path:
-        yield path
-
-
-@pytest.fixture
 def start(folder):
     """Starts pullrefresh with a database in `folder` (an owner set unless owner=False) and the
     extra flags; stops every one at the end."""
@@ -212,6 +206,8 @@ def test_sign_in_over_http_sets_an_http_only_lax_cookie_and_goes_to_next(start):
     page = call(server, "GET", "/signin?next=%2F%3Flayout%3Dgrid")
     assert page.status == 200 and 'name="password"' in page.text and 'value="/?layout=grid"' in page.text
     assert page.header("Cache-Control") == "no-store"
+    # The page speaks the language of the page the reader came from.
+    assert '<html lang="ja"' in call(server, "GET", "/signin?next=%2F%3Flang%3Dja").text
     answer = sign_in(server, next_path="/?layout=grid")
     assert answer.status == 303 and answer.header("Location") == "/?layout=grid"
     [line] = answer.cookies()

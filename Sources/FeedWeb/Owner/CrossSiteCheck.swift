@@ -5,8 +5,9 @@ import HTTPServer
 /// `Sec-Fetch-Site` (current Chromium, Firefox and Safari) other than `same-origin` or `none`
 /// is another site (`same-site` too: a sibling subdomain is not this origin). An `Origin`
 /// other than this page's own is another site. `Origin: null` is not taken as one: the pages
-/// send `Referrer-Policy: no-referrer`, under which a browser names the origin of its own
-/// same-origin POSTs `null` (Fetch, "serializing a request origin"); such a request is judged by
+/// send `Referrer-Policy: no-referrer`, under which a browser names the origin of a form's POST
+/// `null`, same-origin ones included (Fetch, "serializing a request origin"; Chromium sends
+/// `Origin: null` with `Sec-Fetch-Site: same-origin`); such a request is judged by
 /// `Sec-Fetch-Site` and, for the owner's changes, by its CSRF token.
 enum CrossSiteCheck {
     /// Whether `request` says it came from another site.

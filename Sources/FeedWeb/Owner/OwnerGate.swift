@@ -35,6 +35,9 @@ public final class OwnerGate: AccessGate {
         self.render = render
     }
 
+    /// Whether an owner is set (the authority keeps a yes: nothing removes an owner).
+    var hasOwner: Bool { authority.hasOwner }
+
     /// The realm of `WWW-Authenticate`.
     static let realm = "pullrefresh"
 
@@ -43,9 +46,9 @@ public final class OwnerGate: AccessGate {
     public func admitsEveryone(to access: Access) -> Bool {
         switch access {
         case .anyone: true
-        case .reader: publicRiver || !authority.hasOwner
+        case .reader: publicRiver || !hasOwner
         // Stored answers are only ever GETs: without an owner, the owner's pages are open to read.
-        case .owner: !authority.hasOwner
+        case .owner: !hasOwner
         }
     }
 
@@ -55,7 +58,7 @@ public final class OwnerGate: AccessGate {
         let reads = request.method == "GET" || request.method == "HEAD"
         // A public river is read by everyone alike (its pages carry nothing personal): no lookups.
         if access == .reader, publicRiver, reads { return nil }
-        guard authority.hasOwner else {
+        guard hasOwner else {
             if !reads, CrossSiteCheck.isCrossSite(request, transport: transport) {
                 return crossSite(request)
             }
@@ -66,7 +69,8 @@ public final class OwnerGate: AccessGate {
         if api, let bearer = Self.bearer(request) {
             guard let name = authority.token(bearer: bearer) else {
                 logger.warning(
-                    "refused an unknown or revoked token from \(address(request)) for \(request.path)")
+                    "refused an unknown or revoked token from \(address(request)) for \(Logger.printable(request.path))"
+                )
                 return render(Self.unauthorized(invalidToken: true), request)
             }
             request.principal = Principal(name: name, credential: .token)
@@ -84,7 +88,7 @@ public final class OwnerGate: AccessGate {
                 let presented = request.headers["X-CSRF-Token"] ?? FormBody(request).value("csrf") ?? ""
                 guard authority.csrfMatches(session, presented: presented) else {
                     logger.warning(
-                        "refused \(request.method) \(request.path) from \(address(request)): missing or wrong CSRF token"
+                        "refused \(request.method) \(Logger.printable(request.path)) from \(address(request)): missing or wrong CSRF token"
                     )
                     return render(
                         HTTPError(
@@ -159,7 +163,8 @@ public final class OwnerGate: AccessGate {
 
     private func crossSite(_ request: Request) -> Response {
         logger.warning(
-            "refused \(request.method) \(request.path) from \(address(request)): sent from another site")
+            "refused \(request.method) \(Logger.printable(request.path)) from \(address(request)): sent from another site"
+        )
         return render(
             HTTPError(
                 403, code: "cross_site", message: "Changes are accepted only from this site's own pages."),

@@ -78,30 +78,27 @@ public final class OwnerRoutes: Sendable {
             return page(403, strings["signInCrossSite"])
         }
         let password = form.value("password") ?? ""
+        // The authority logs every outcome with the address (never the password).
         switch await authority.signIn(password: password, address: address) {
         case .signedIn(let session):
             // Whatever session the browser brought ends here: the new one is never its value.
             if let old = SessionCookie.value(in: request, secure: transport.isSecure(request)) {
                 authority.signOut(cookieValue: old)
             }
-            logger.notice("signed in from \(address)")
             var response = Response.redirect(to: next)
             response.headers.set("Cache-Control", "no-store")
             response.headers.add(
                 "Set-Cookie", SessionCookie.set(session.cookieValue, secure: transport.isSecure(request)))
             return response
         case .wrongPassword:
-            logger.warning("failed sign-in from \(address): wrong password")
             return page(401, strings["signInWrong"])
         case .throttled(let retryAfter):
             let seconds = max(1, retryAfter)
-            logger.warning("refused a sign-in from \(address): throttled for \(seconds) s")
             return page(
                 429, strings["signInThrottled"]?.replacingOccurrences(of: "{seconds}", with: String(seconds)),
                 headers: ["Retry-After": String(seconds)])
         case .busy(let retryAfter):
             let seconds = max(1, retryAfter)
-            logger.warning("refused a sign-in from \(address): too many sign-ins being checked")
             return page(503, strings["signInBusy"], headers: ["Retry-After": String(seconds)])
         case .noOwner:
             return page(403, nil)
@@ -119,7 +116,8 @@ public final class OwnerRoutes: Sendable {
                 authority.signOut(cookieValue: value)
             }
         }
-        logger.notice(everywhere ? "signed out everywhere" : "signed out")
+        // The authority logs an end of every session; one session's end is logged here.
+        if !everywhere { logger.notice("signed out") }
         var response = Response.redirect(to: "/signin")
         response.headers.set("Cache-Control", "no-store")
         response.headers.add("Set-Cookie", SessionCookie.clear(secure: secure))
@@ -132,10 +130,18 @@ public final class OwnerRoutes: Sendable {
         return authority.session(cookieValue: value)
     }
 
-    /// `?lang=` when supported, else `Accept-Language`.
+    /// `?lang=` when supported, else the `lang` of the page the reader came from (`next`), else
+    /// `Accept-Language`.
     private func language(_ request: Request) -> String {
         let localizer = app.renderer.localizer
-        if let code = request.queryValue("lang")?.lowercased(), localizer.supports(code) { return code }
+        let next = request.queryValue("next") ?? FormBody(request).value("next")
+        let fromNext = next.flatMap {
+            URLComponents(string: $0)?.queryItems?.first { $0.name == "lang" }?.value
+        }
+        for code in [request.queryValue("lang"), fromNext].compactMap({ $0?.lowercased() })
+        where localizer.supports(code) {
+            return code
+        }
         return localizer.negotiate(acceptLanguage: request.headers["Accept-Language"])
     }
 }
