@@ -28,19 +28,26 @@ public enum FeedDocument {
     public static func read(_ data: Data, contentType: String?, base: URL) throws(UpstreamError)
         -> FeedReading
     {
-        let reading: FeedReading
-        switch try format(of: data, contentType: contentType) {
-        case .json:
-            reading = try JSONFeedParser.read(data, base: base)
-        case .xml:
-            reading = try XMLFeedParser.read(data, charset: charset(of: contentType), base: base)
-        }
+        let reading = try readFeed(data, contentType: contentType, base: base).reading
         // An upstream that suddenly lists nothing is far more often broken than emptied: the
         // reload fails and the last good version stays.
         guard !reading.entries.isEmpty else {
             throw UpstreamError("the feed has no items with a title or text")
         }
         return reading
+    }
+
+    /// What the parser of `data`'s format reads in it, items or not: discovery takes a
+    /// new RSS or Atom feed without items yet for a feed (``FeedFinder``).
+    static func readFeed(_ data: Data, contentType: String?, base: URL) throws(UpstreamError)
+        -> (format: Format, reading: FeedReading)
+    {
+        switch try format(of: data, contentType: contentType) {
+        case .json:
+            return (.json, try JSONFeedParser.read(data, base: base))
+        case .xml:
+            return (.xml, try XMLFeedParser.read(data, charset: charset(of: contentType), base: base))
+        }
     }
 
     /// The `charset` parameter of a `Content-Type`, if any.

@@ -66,17 +66,9 @@ public enum XMLStreamReader {
             options |= XML_PARSE_IGNORE_ENC.rawValue
         }
         xmlCtxtUseOptions(parser, Int32(options))
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: CChar.self)
-            let chunk = 64 * 1024
-            var offset = 0
-            while offset < bytes.count, context.report.stopped == nil {
-                let count = min(chunk, bytes.count - offset)
-                xmlParseChunk(parser, bytes.baseAddress! + offset, Int32(count), 0)
-                offset += count
-            }
-            if context.report.stopped == nil { xmlParseChunk(parser, nil, 0, 1) }
-        }
+        PushInput.push(
+            data, while: { context.report.stopped == nil },
+            to: { xmlParseChunk(parser, $0, $1, $2) })
         context.flush()
         return withExtendedLifetime(context) { context.report }
     }

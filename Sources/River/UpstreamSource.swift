@@ -48,17 +48,7 @@ public final class UpstreamSource: FeedSource {
 
     /// The URL as messages show it (to clients in a `502`, in the log): without user, password
     /// or query, which may hold credentials.
-    public var displayURL: String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return "(source)"
-        }
-        let hadQuery = components.query != nil
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? "(source)") + (hadQuery ? "?…" : "")
-    }
+    public var displayURL: String { ShownURL.text(of: url) ?? "(source)" }
 
     /// How the last fetch went.
     public var status: FeedSourceStatus { state.withLock { $0.status } }

@@ -147,6 +147,26 @@ import Testing
         #expect(asked.count == 1 + FeedFinder.probePaths.count)
     }
 
+    @Test("entities in a link are decoded, a link in the body counts, and a new feed without items is one")
+    func entitiesAndEmptyFeed() async throws {
+        let site = try await SiteServer.start([
+            "/": Self.html(
+                "<title>Site</title>",
+                body: #"<p><link rel="alternate" type="application/rss+xml" href="/feed?a=1&amp;b=2" "#
+                    + #"title="Caf&eacute; &amp; news"></p>"#),
+            "/feed": Page(
+                type: "application/rss+xml",
+                body: "<rss version=\"2.0\"><channel><title>New</title></channel></rss>"),
+            "/empty.json": Page(type: "application/json", body: #"{"items": []}"#),
+        ])
+        let found = try await finder().find(site.url("/"))
+        #expect(found == .feed(site.url("/feed?a=1&b=2"), title: "New"))
+        #expect(try await site.requests().paths["/feed?a=1&b=2"] == 1)
+        // A JSON document without items is no feed (any API could answer that): the probes
+        // go on to /feed.
+        #expect(try await finder().find(site.url("/empty.json")) == .feed(site.url("/feed"), title: "New"))
+    }
+
     @Test("the one link a page names must be a feed")
     func linkNotAFeed() async throws {
         let site = try await SiteServer.start([

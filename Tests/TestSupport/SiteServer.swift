@@ -56,17 +56,8 @@ public final class SiteServer: Sendable {
     }
 
     private init(specification: URL) throws {
-        let script = UpstreamServer.fixtures.appendingPathComponent("site_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, specification.path]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let words = output.firstLine().split(separator: " ")
+        let (process, input, words) = try UpstreamServer.launch(
+            "site_server.py", arguments: [specification.path])
         guard words.count == 2, words[0] == "PORT", let port = Int(words[1]) else {
             process.terminate()
             throw CocoaError(.executableNotLoadable)

@@ -30,12 +30,14 @@ public final class UpstreamServer: Sendable {
         self.input = input
     }
 
-    /// Starts a fixture script and returns it with its stdin (closing it stops the script) and
-    /// the words of the first line it prints.
-    public static func launch(_ script: String) throws -> (Process, Pipe, [Substring]) {
+    /// Starts a fixture script with `arguments` and returns it with its stdin (closing it stops
+    /// the script) and the words of the first line it prints.
+    public static func launch(_ script: String, arguments: [String] = []) throws -> (
+        Process, Pipe, [Substring]
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", fixtures.appendingPathComponent(script).path]
+        process.arguments = ["python3", fixtures.appendingPathComponent(script).path] + arguments
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output

@@ -140,9 +140,15 @@ public struct FeedFinder: Sendable {
                 + "answered with one\(tail).")
     }
 
-    /// What the feed parser reads in `body`, or nil when it is not a feed.
+    /// What the feed parser reads in `body`, or nil when it is not a feed. An RSS or Atom
+    /// document without items yet is a feed (a new one: its first fetch says it is empty); a
+    /// JSON document must have items, since any API's `{"items": []}` would otherwise pass.
     private static func feed(in body: FetchedBody) -> FeedReading? {
-        try? FeedDocument.read(body.data, contentType: body.contentType, base: body.finalURL)
+        guard
+            let (format, reading) = try? FeedDocument.readFeed(
+                body.data, contentType: body.contentType, base: body.finalURL)
+        else { return nil }
+        return format == .xml || !reading.entries.isEmpty ? reading : nil
     }
 
     /// A feed's own title, at most 200 characters; nil when it has none.
@@ -172,15 +178,5 @@ public struct FeedFinder: Sendable {
     }
 
     /// The address as the sentences show it: no user, password or query.
-    static func display(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return "the address"
-        }
-        let hadQuery = components.query != nil
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? "the address") + (hadQuery ? "?…" : "")
-    }
+    static func display(_ url: URL) -> String { ShownURL.text(of: url) ?? "the address" }
 }

@@ -18,8 +18,10 @@ enum PageLinkScanner {
 
     private static let initialized: Void = xmlInitParser()
 
-    /// Scans the first ``maxBytes`` of `data`, decoded from `charset` (the `Content-Type`'s),
-    /// else UTF-8 unless the page declares its own (`<meta charset>`).
+    /// Scans the first ``maxBytes`` of `data`, decoded from `charset` (the `Content-Type`'s)
+    /// when libxml2 names it, else as UTF-8, most of the web's encoding (libxml2's own default
+    /// would read UTF-8 as Latin-1). Only titles can suffer from a wrong guess: the `href`s that
+    /// matter are ASCII.
     static func scan(_ data: Data, charset: String?) -> PageLinks {
         _ = initialized
         let context = ScanContext()
@@ -47,18 +49,9 @@ enum PageLinkScanner {
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
             | HTML_PARSE_NOWARNING.rawValue
         htmlCtxtUseOptions(parser, Int32(options))
-        let page = data.prefix(maxBytes)
-        page.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: CChar.self)
-            let chunk = 64 * 1024
-            var offset = 0
-            while offset < bytes.count, context.links.stopped == nil {
-                let count = min(chunk, bytes.count - offset)
-                htmlParseChunk(parser, bytes.baseAddress! + offset, Int32(count), 0)
-                offset += count
-            }
-            if context.links.stopped == nil { htmlParseChunk(parser, nil, 0, 1) }
-        }
+        PushInput.push(
+            data.prefix(maxBytes), while: { context.links.stopped == nil },
+            to: { htmlParseChunk(parser, $0, $1, $2) })
         if data.count > maxBytes, context.links.stopped == nil {
             context.links.stopped = "only the first \(maxBytes) bytes of the page were read"
         }
