@@ -412,9 +412,11 @@ def test_a_database_without_an_owner_reads_openly_and_says_how_to_set_one(start)
     refused = call(server, "POST", "/signout/everywhere")
     assert refused.status == 403 and "pullrefresh owner set-password" in refused.text
     assert sign_in(server).status == 403
-    # Setting the password while it runs closes the river at once.
+    # Setting the password while it runs closes the river within a second (the server asks the
+    # file again at most once a second while it has no owner).
     set_password(server.database)
-    assert call(server, "GET", "/").status == 303
+    wait_for(lambda: call(server, "GET", "/").status == 303, "the river to close", timeout=5)
+    assert call(server, "GET", "/api/items").status == 401
 
 
 def test_without_a_database_the_sign_in_page_says_how_to_keep_an_owner():

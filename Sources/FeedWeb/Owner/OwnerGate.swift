@@ -2,6 +2,7 @@ import Foundation
 public import HTTPServer
 import Logging
 import Owner
+import Synchronization
 
 /// The ``AccessGate`` of a server with a database (``OwnerAuthority``): who may use which route.
 ///
@@ -35,8 +36,21 @@ public final class OwnerGate: AccessGate {
         self.render = render
     }
 
-    /// Whether an owner is set (the authority keeps a yes: nothing removes an owner).
-    var hasOwner: Bool { authority.hasOwner }
+    /// Until when (``DispatchTime`` nanoseconds) a "no owner" answer holds without asking again.
+    private let noOwnerUntil = Atomic<UInt64>(0)
+    /// How long a "no owner" answer holds: a password set while the server runs closes the
+    /// river within this; meanwhile a cached page of an owner-less server costs no file read.
+    static let noOwnerRecheck: UInt64 = 1_000_000_000
+
+    /// Whether an owner is set. The authority keeps a yes (nothing removes an owner); a no is
+    /// kept here for ``noOwnerRecheck``, since asking the file is a read per request.
+    var hasOwner: Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now < noOwnerUntil.load(ordering: .relaxed) { return false }
+        let has = authority.hasOwner
+        if !has { noOwnerUntil.store(now + Self.noOwnerRecheck, ordering: .relaxed) }
+        return has
+    }
 
     /// The realm of `WWW-Authenticate`.
     static let realm = "pullrefresh"
