@@ -20,6 +20,15 @@ struct SubscriptionRouteTests {
         }
     }
 
+    /// The same sources as a list that cannot change (a river without a database).
+    struct CommandLineSources: SourceDirectory {
+        let book: SubscriptionBookDouble
+        var reports: [SourceReport] { book.reports }
+        var statusGeneration: Int { book.statusGeneration }
+        func label(forItemID id: String) -> SourceLabel? { book.label(forItemID: id) }
+        func label(forKey key: String) -> SourceLabel? { book.label(forKey: key) }
+    }
+
     static let news = "http://news.example/feed.xml"
     static let tech = "http://tech.example/rss"
     static let loose = "http://loose.example/atom.xml"
@@ -71,7 +80,7 @@ struct SubscriptionRouteTests {
     }
 
     func form(_ target: String, _ fields: [(String, String)]) async throws -> Response {
-        let body = fields.map { "\($0.0)=\(RiverFilter.encode($0.1))" }.joined(separator: "&")
+        let body = fields.map { "\($0.0)=\(FormEncoding.encode($0.1))" }.joined(separator: "&")
         return try await send(
             "POST", target, body: body, headers: ["Content-Type": "application/x-www-form-urlencoded"])
     }
@@ -208,7 +217,7 @@ struct SubscriptionRouteTests {
     }
 
     @Test func withoutABookEveryChangeIsReadOnly() async throws {
-        let router = try Self.router(book: nil, sources: book)
+        let router = try Self.router(book: nil, sources: CommandLineSources(book: book))
         let changes: [(String, String, String)] = [
             ("POST", "/api/sources", #"{"url":"http://a.example/"}"#),
             ("PATCH", "/api/sources/\(Self.key(Self.tech))", #"{"title":"x"}"#),
@@ -245,7 +254,7 @@ struct SubscriptionRouteTests {
     }
 
     @Test func folderFiltersTheRiverLikeSource() async throws {
-        let folder = RiverFilter.encode("News & Tech")
+        let folder = FormEncoding.encode("News & Tech")
         let items = try Fixtures.json(try await send("GET", "/api/items?folder=\(folder)"))
         let ids = try #require(items["items"] as? [[String: Any]]).compactMap { $0["id"] as? String }
         #expect(ids.count == 4)
@@ -258,14 +267,35 @@ struct SubscriptionRouteTests {
         #expect(try await send("GET", "/?folder=Nowhere").status == 404)
         #expect(try await send("GET", "/api/items?folder=Nowhere").status == 404)
         #expect(try await send("GET", "/api/events?folder=Nowhere").status == 404)
-        #expect(
-            try await send("GET", "/api/items?folder=\(folder)&source=\(Self.key(Self.tech))").status == 400)
+        // Both: the source, when it is in that folder.
+        let both = "/api/items?folder=\(folder)&source="
+        #expect(try await send("GET", both + Self.key(Self.tech)).status == 200)
+        #expect(try await send("GET", both + Self.key(Self.loose)).status == 404)
+    }
+
+    /// A folder's event stream counts the items of every source in it, and of no other.
+    @Test func aFoldersEventsCountItsSourcesItems() {
+        let keys = [Self.news, Self.tech, Self.loose].map(Self.key)
+        let entries = keys.enumerated().map { index, key in
+            FeedSnapshot.Entry(
+                item: FeedItem(
+                    id: RiverItemID.join(key: key, id: "new"), title: "new", body: "",
+                    createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))),
+                addedIn: 3)
+        }
+        let snapshot = FeedSnapshot(
+            version: 3, updatedAt: Date(timeIntervalSince1970: 1_700_000_000), entries: entries)
+        let folder = Set(keys.prefix(2))
+        let text = String(decoding: EventHub.event(snapshot, since: 2, sourceKeys: folder), as: UTF8.self)
+        #expect(text.hasSuffix("\"added\":2}\n\n"))
+        let whole = String(decoding: EventHub.event(snapshot, since: 2), as: UTF8.self)
+        #expect(whole.hasSuffix("\"added\":3}\n\n"))
     }
 
     /// Moving a feed out of a folder changes what the folder's page shows without a new feed
     /// version: the cached page and its ETag must not be the old one's.
     @Test func aMoveChangesTheFoldersPageAtTheSameVersion() async throws {
-        let folder = RiverFilter.encode("News & Tech")
+        let folder = FormEncoding.encode("News & Tech")
         let before = try await send("GET", "/api/items?folder=\(folder)")
         #expect(
             try await send("PATCH", "/api/sources/\(Self.key(Self.tech))", body: #"{"folder":""}"#).status
@@ -448,6 +478,7 @@ struct SubscriptionRouteTests {
         let target = try #require(manifest["share_target"] as? [String: Any])
         #expect(target["action"] as? String == "/share")
         #expect(target["method"] as? String == "GET")
+        #expect(target["enctype"] as? String == "application/x-www-form-urlencoded")
         #expect(target["params"] as? [String: String] == ["title": "title", "text": "text", "url": "url"])
         let river = Fixtures.text(try await send("GET", "/"))
         #expect(river.contains("<a class=\"feed-feeds-link\" href=\"/feeds\">Feeds</a>"))

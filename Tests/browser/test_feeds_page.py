@@ -52,7 +52,7 @@ def small_targets(page):
         .map(e => e.outerHTML.slice(0, 80))""")
 
 
-def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream):
+def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream, shot):
     feed = upstream.url("phone")
     page.goto(owned_server.url + "/feeds")
     # Not signed in: the sign-in form, then back to the Feeds page.
@@ -75,6 +75,8 @@ def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream):
     type_into(page, f"#new-folder-{key}", "On the go")
     submit_by_tap(page, f"#source-{key} form button[type=submit]", "location.search.startsWith('?done=saved')")
     assert page.eval("[...document.querySelectorAll('.feeds-folder')].map(h => h.textContent.trim())") == ["On the go"]
+    page.eval("scrollTo(0, 0)")
+    shot(page, "feeds-page")
     assert page.eval(f"document.querySelector('#source-{key}').closest('.feeds-group')"
                      ".querySelector('.feeds-folder a').getAttribute('href')") == "/?folder=On%20the%20go"
 
@@ -85,3 +87,27 @@ def test_add_move_and_remove_a_feed_by_touch(page, owned_server, upstream):
     assert small_targets(page) == []
     submit_by_tap(page, ".feeds-confirm button[type=submit]", "location.search === '?done=removed'")
     assert page.eval("document.querySelectorAll('.feeds-item').length") == 0
+
+
+CACHED_PATHS = """(async () => {
+  const paths = []
+  for (const name of await caches.keys()) {
+    for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname)
+  }
+  return paths
+})()"""
+
+
+def test_the_service_worker_keeps_no_copy_of_the_feeds_page(page, owned_server):
+    """The page holds the session's CSRF token and is `no-store`: the worker, which saves every
+    page it fetches for offline use, must not save this one."""
+    page.goto(owned_server.url + "/feeds")
+    type_into(page, "input[name=password]", PASSWORD)
+    submit_by_tap(page, "form [type=submit]", "location.pathname === '/feeds'")
+    page.goto(owned_server.url + "/")
+    page.wait_for("navigator.serviceWorker.controller !== null", 10, "the service worker to take over")
+    page.goto(owned_server.url + "/feeds")
+    page.wait_for("document.querySelector('#add-address') !== null", what="the Feeds page through the worker")
+    # The river page was saved (so the cache is read), the Feeds page never.
+    page.wait_for(f"{CACHED_PATHS}.then(paths => paths.includes('/'))", what="the river page saved")
+    assert not any(path.startswith("/feeds") for path in page.eval(CACHED_PATHS))

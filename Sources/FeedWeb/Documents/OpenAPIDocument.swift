@@ -39,8 +39,8 @@ enum OpenAPIDocument {
                    "schema": {"type": "string", "enum": ["en", "tr", "ko", "ja"]}},
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: only the items of the source with this key (from /api/sources); a key of no source is a 404.",
                    "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
-                  {"name": "folder", "in": "query", "required": false, "description": "A river of feeds: only the items of the sources in this folder (`folders` of /api/sources); a folder no source is in is a 404. Not together with `source`.",
-                   "schema": {"type": "string", "minLength": 1, "maxLength": 100}},
+                  {"name": "folder", "in": "query", "required": false, "description": "A river of feeds: only the items of the sources in this folder (`folders` of /api/sources); a folder no source is in is a 404. With `source` too: that source, which must be in the folder (else 404).",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00-\\x1f]+$"}},
                   {"name": "If-None-Match", "in": "header", "required": false, "description": "An ETag from an earlier response.",
                    "schema": {"type": "string"}}
                 ],
@@ -73,7 +73,7 @@ enum OpenAPIDocument {
                   {"name": "source", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of this source only (the reload is the whole river's).",
                    "schema": {"type": "string", "pattern": "^[0-9a-f]{12}$"}},
                   {"name": "folder", "in": "query", "required": false, "description": "A river of feeds: `items` and `added` of the sources in this folder only.",
-                   "schema": {"type": "string", "minLength": 1, "maxLength": 100}}
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00-\\x1f]+$"}}
                 ],
                 "requestBody": {
                   "required": false,

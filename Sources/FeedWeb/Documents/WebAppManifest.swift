@@ -87,7 +87,9 @@ struct WebAppManifest: Sendable {
             writer.raw("}")
         }
         // Sharing a page to the installed app opens the Feeds page's add form with its address.
+        // Chromium wants the encoding named even for GET (its parser warns otherwise).
         writer.raw("],\"share_target\":{\"action\":\"/share\",\"method\":\"GET\",")
+        writer.raw("\"enctype\":\"application/x-www-form-urlencoded\",")
         writer.raw("\"params\":{\"title\":\"title\",\"text\":\"text\",\"url\":\"url\"}}}")
         return writer.bytes
     }

@@ -54,7 +54,7 @@ struct FeedsPage: Sendable {
             groups.append(
                 .object([
                     "name": name.isEmpty ? .null : .string(name),
-                    "query": .string(RiverFilter.encode(name)),
+                    "query": .string(FormEncoding.encode(name)),
                     "sources": .list(members.map { source($0, folderChoices: folderChoices, csrf: csrf) }),
                 ]))
         }

@@ -5,32 +5,29 @@ import HTTPServer
 extension FeedApp {
     /// `?source=KEY` or `?folder=NAME`: the part of the river to show, or nil without either.
     /// Not a key is a `400`; a key of no configured source, or a folder no source is in, a `404`
-    /// (a link from an earlier configuration should say so, not show an empty river).
+    /// (a link from an earlier configuration should say so, not show an empty river). Both: the
+    /// source, which must be in that folder (else `404`).
     func riverFilter(_ request: borrowing Request) throws(HTTPError) -> RiverFilter? {
-        let key = request.queryValue("source")
         let folder = request.queryValue("folder")
-        if key != nil && folder != nil {
-            throw HTTPError.badRequest(
-                "Give either 'source' or 'folder', not both.", code: "invalid_filter")
-        }
-        if let folder {
-            let members = (sources?.reports ?? []).filter { $0.label.folder == folder }.map(\.label.key)
-            guard !members.isEmpty else {
-                throw HTTPError(
-                    404, code: "unknown_folder", message: "No feed is in a folder named '\(folder)'.")
+        if let key = request.queryValue("source") {
+            guard SourceLabel.isWellFormedKey(key) else {
+                throw HTTPError.badRequest(
+                    "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
+                    code: "invalid_source")
             }
-            return RiverFilter(folder: folder, members: members)
+            guard let label = sources?.label(forKey: key), folder == nil || label.folder == folder else {
+                let place = folder.map { " in the folder '\($0)'" } ?? ""
+                throw HTTPError(
+                    404, code: "unknown_source", message: "No feed\(place) has the source key '\(key)'.")
+            }
+            return RiverFilter(source: label)
         }
-        guard let key else { return nil }
-        guard SourceLabel.isWellFormedKey(key) else {
-            throw HTTPError.badRequest(
-                "Query parameter 'source' must be a source key (12 hex digits, see /api/sources).",
-                code: "invalid_source")
+        guard let folder else { return nil }
+        let members = (sources?.reports ?? []).filter { $0.label.folder == folder }.map(\.label.key)
+        guard !members.isEmpty else {
+            throw HTTPError(404, code: "unknown_folder", message: "No feed is in a folder named '\(folder)'.")
         }
-        guard let label = sources?.label(forKey: key) else {
-            throw HTTPError(404, code: "unknown_source", message: "No feed has the source key '\(key)'.")
-        }
-        return RiverFilter(source: label)
+        return RiverFilter(folder: folder, members: members)
     }
 
     /// The folders in use: the book's when there is one.

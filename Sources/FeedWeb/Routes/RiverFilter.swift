@@ -1,5 +1,4 @@
 import Feed
-import Foundation
 import HTTPServer
 
 /// `?source=KEY` or `?folder=NAME`: the part of a river a page, a list or an event stream shows,
@@ -29,7 +28,7 @@ struct RiverFilter: Sendable, Hashable {
     init(folder: String, members: [String]) {
         keys = Set(members)
         title = folder
-        query = "folder=" + Self.encode(folder)
+        query = "folder=" + FormEncoding.encode(folder)
         let signature = folder + "\u{0}" + members.sorted().joined(separator: ",")
         tag = "-f" + StableHash.hex(StableHash.fnv1a(signature), digits: 16)
     }
@@ -43,14 +42,5 @@ struct RiverFilter: Sendable, Hashable {
                 RiverItemID.key(of: entry.item.id).map { keys.contains(String($0)) } ?? false
             },
             epoch: snapshot.epoch, revision: snapshot.revision)
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    /// Percent-encodes a query value: everything but the unreserved characters, so the result
-    /// is safe in a URL, an HTML attribute and a Mustache-escaped context alike.
-    static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 }
