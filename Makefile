@@ -186,7 +186,7 @@ image-test-deps: ## Install Pillow, which draws the thumbnail tests' pictures
 ## measures the server's reaction time, which the other suites' parallel load on 2 cores
 ## stretched past the bound once (2.8 s) without anything being wrong in the server.
 swift-test: build-debug cluster-deps image-test-deps ## Every Swift suite (swift test; StreamDepartureTests on its own after the rest)
-	$(SWIFT) test --skip-build --skip StreamDepartureTests
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(CHECK_WIDTH) $(SWIFT) test --skip-build --skip StreamDepartureTests
 	$(SWIFT) test --skip-build --filter StreamDepartureTests
 
 js-test: ## The client's unit tests on Client/src (node --test Tests/js/)
@@ -260,9 +260,11 @@ test: deps lint check-links client-check client-budget icons-check flags-doc-che
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites
 ## (no browser, no Python suite; StreamDepartureTests alone after the rest, as in swift-test).
-## At most CHECK_WIDTH tests at once (Swift Testing's default is twice the cores): with four,
-## live-socket tests timed out on 2 cores shared with other builds (load 15-19), with two none
-## did. CHECK_FILTER narrows the Swift part (a --filter).
+## At most CHECK_WIDTH tests at once, here and in swift-test (Swift Testing's default is twice
+## the cores). Many tests block a thread of Swift's pool while they wait (a socket's recv, a
+## child process starting): with the default width on 2 cores, the 545 tests of December 2026
+## starved the servers' own async handlers and six live-socket tests timed out at 10 s on an
+## idle machine; with two, none did (65 s). CHECK_FILTER narrows the Swift part (a --filter).
 .PHONY: help check check-links test-one
 CHECK_FILTER ?=
 CHECK_WIDTH ?= 2
