@@ -147,7 +147,8 @@ enum OwnerCommand {
             say("\(database) has an owner (password set \(stamp(owner.updatedAt))): sign in at /signin")
         } else {
             say(
-                "\(database) has no owner: anyone who can reach the port may change the feeds. Set one with "
+                "\(database) has no owner: anyone who can reach the port reads the river, and nobody can change "
+                    + "the feeds from the page or the API. Set one with "
                     + "`pullrefresh owner set-password --database \(database)` (docs/owner.md)")
         }
         return 0
