@@ -560,7 +560,7 @@ public final class River: FeedSource, SourceDirectory {
         return members.map { member in
             let state = known.states[member.key] ?? SourceState()
             return SourceReport(
-                label: label(member, state), feedURL: Self.withoutCredentials(member.subscription.url),
+                label: label(member, state), feedURL: ShownURL.withoutCredentials(member.subscription.url),
                 displayURL: member.upstream.displayURL, lastSuccess: state.lastSuccess,
                 lastError: state.lastError, recovered: state.recovered,
                 failingSince: state.failingSince, consecutiveFailures: state.failures,
@@ -587,12 +587,5 @@ public final class River: FeedSource, SourceDirectory {
             member.subscription.title ?? state.hints.title ?? member.subscription.url.host ?? member.key
         return SourceLabel(
             key: member.key, title: title, siteURL: state.hints.siteURL, folder: member.record.folder)
-    }
-
-    private static func withoutCredentials(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
-        components.user = nil
-        components.password = nil
-        return components.string ?? ""
     }
 }

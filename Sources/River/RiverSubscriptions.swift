@@ -291,14 +291,6 @@ public final class RiverSubscriptions: SubscriptionBook {
         SubscriptionError(.tooMany, "The river holds at most \(maxSources) feeds: remove one first.")
     }
 
-    /// A URL as the log shows it: without user, password or query.
-    private static func shown(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return "(feed)"
-        }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        return components.string ?? "(feed)"
-    }
+    /// A URL as the log shows it (``Feed/ShownURL``).
+    private static func shown(_ url: URL) -> String { ShownURL.text(of: url) ?? "(feed)" }
 }

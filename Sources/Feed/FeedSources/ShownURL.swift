@@ -14,4 +14,13 @@ public enum ShownURL {
         components.fragment = nil
         return components.string.map { $0 + (hadQuery ? "?…" : "") }
     }
+
+    /// `url` without user or password but with its query: the address a feed is exported and
+    /// listed under (an OPML `xmlUrl`), empty when it has no components.
+    public static func withoutCredentials(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.user = nil
+        components.password = nil
+        return components.string ?? ""
+    }
 }
