@@ -564,7 +564,8 @@ public final class River: FeedSource, SourceDirectory {
                 displayURL: member.upstream.displayURL, lastSuccess: state.lastSuccess,
                 lastError: state.lastError, recovered: state.recovered,
                 failingSince: state.failingSince, consecutiveFailures: state.failures,
-                nextFetch: isScheduled ? state.nextFetch : nil, items: known.itemCounts[member.key] ?? 0)
+                nextFetch: isScheduled ? state.nextFetch : nil, items: known.itemCounts[member.key] ?? 0,
+                origin: member.record.origin)
         }
     }
 

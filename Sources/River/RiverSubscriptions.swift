@@ -117,7 +117,8 @@ public final class RiverSubscriptions: SubscriptionBook {
         return report(kept.key)
             ?? SourceReport(
                 label: SourceLabel(key: kept.key, title: title ?? feedURL.host ?? kept.key, folder: folder),
-                feedURL: feedURL.absoluteString, displayURL: Self.shown(feedURL))
+                feedURL: ShownURL.withoutCredentials(feedURL), displayURL: Self.shown(feedURL), origin: .owner
+            )
     }
 
     /// Changes a source's title and/or folder (nil: as it is; empty: cleared).

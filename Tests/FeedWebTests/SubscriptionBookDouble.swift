@@ -21,7 +21,11 @@ final class SubscriptionBookDouble: SubscriptionBook, Sendable {
 
     /// A book holding `feeds` (URL, folder), the first `operators` of them the operator's.
     init(feeds: [(url: String, folder: String?)] = [], operators: Int = 0) {
-        let reports = feeds.map { Self.report(url: $0.url, title: nil, folder: $0.folder) }
+        let reports = feeds.enumerated().map { position, feed in
+            Self.report(
+                url: feed.url, title: nil, folder: feed.folder,
+                origin: position < operators ? .commandLine : .owner)
+        }
         operatorKeys = Set(reports.prefix(operators).map(\.label.key))
         state.withLock { $0.reports = reports }
     }
@@ -30,12 +34,15 @@ final class SubscriptionBookDouble: SubscriptionBook, Sendable {
         StableHash.hex(StableHash.fnv1a(url), digits: 12)
     }
 
-    static func report(url: String, title: String?, folder: String?) -> SourceReport {
+    static func report(
+        url: String, title: String?, folder: String?, origin: SubscriptionOrigin = .owner
+    ) -> SourceReport {
         let host = URL(string: url)?.host ?? url
         return SourceReport(
             label: SourceLabel(
                 key: key(url), title: title ?? host, siteURL: "https://\(host)/", folder: folder),
-            feedURL: url, displayURL: url, lastSuccess: Date(timeIntervalSince1970: 1_700_000_000))
+            feedURL: url, displayURL: url, lastSuccess: Date(timeIntervalSince1970: 1_700_000_000),
+            origin: origin)
     }
 
     var reports: [SourceReport] { state.withLock { $0.reports } }

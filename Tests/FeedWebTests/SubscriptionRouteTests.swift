@@ -244,6 +244,7 @@ struct SubscriptionRouteTests {
         #expect(list["folders"] as? [String] == ["News & Tech"])
         let sources = try #require(list["sources"] as? [[String: Any]])
         #expect(sources.map { $0["folder"] as? String } == ["News & Tech", "News & Tech", nil])
+        #expect(sources.map { $0["origin"] as? String } == ["operator", "owner", "owner"])
         let opml = Fixtures.text(try await send("GET", "/api/sources.opml"))
         let folder = try #require(
             opml.range(of: "<outline text=\"News &amp; Tech\" title=\"News &amp; Tech\">"))
@@ -323,6 +324,27 @@ struct SubscriptionRouteTests {
         #expect(html.contains("href=\"/api/sources.opml\""))
         #expect(html.contains("href=\"/feeds/\(Self.key(Self.loose))/remove\""))
         #expect(html.contains("<option value=\"News &amp; Tech\" selected>"))
+    }
+
+    @Test func theOperatorsSourcesSayWhoSetThemInsteadOfARemoveLink() async throws {
+        let html = Fixtures.text(try await send("GET", "/feeds"))
+        let news = try #require(html.range(of: "id=\"source-\(Self.key(Self.news))\""))
+        let tech = try #require(html.range(of: "id=\"source-\(Self.key(Self.tech))\""))
+        let operatorItem = html[news.upperBound..<tech.lowerBound]
+        #expect(operatorItem.contains("Set by the operator (--source)"))
+        #expect(!operatorItem.contains("/remove\""))
+        #expect(!operatorItem.contains("class=\"feeds-remove\""))
+        // The owner's still have theirs, and no other item says it is the operator's.
+        #expect(html.contains("href=\"/feeds/\(Self.key(Self.tech))/remove\""))
+        #expect(html.components(separatedBy: "Set by the operator").count - 1 == 1)
+        let japanese = Fixtures.text(try await send("GET", "/feeds?lang=ja"))
+        #expect(japanese.contains("運用者が設定 (--source)"))
+        // The confirmation step is not offered for them either: the page says why, at 409.
+        let confirm = try await send("GET", "/feeds/\(Self.key(Self.news))/remove")
+        #expect(confirm.status == 409)
+        let text = Fixtures.text(confirm)
+        #expect(text.contains("role=\"alert\">Set by the operator (--source)"))
+        #expect(!text.contains("action=\"/feeds/\(Self.key(Self.news))/remove\""))
     }
 
     @Test(arguments: [("ja", "フィードを追加"), ("ko", "피드 추가"), ("tr", "Besleme ekle"), ("en", "Add a feed")])

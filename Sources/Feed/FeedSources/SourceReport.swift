@@ -23,13 +23,16 @@ public struct SourceReport: Sendable, Equatable {
     public var nextFetch: Date?
     /// How many items of it the river holds.
     public var items: Int
+    /// Who put it in the river: the operator's command line (`--source`, `--sources`, and every
+    /// source of a river without a database), or the owner. Only the owner's can be removed.
+    public var origin: SubscriptionOrigin
 
     /// Creates a report.
     public init(
         label: SourceLabel, feedURL: String, displayURL: String, lastSuccess: Date? = nil,
         lastError: String? = nil, recovered: String? = nil, failingSince: Date? = nil,
         consecutiveFailures: Int = 0,
-        nextFetch: Date? = nil, items: Int = 0
+        nextFetch: Date? = nil, items: Int = 0, origin: SubscriptionOrigin = .commandLine
     ) {
         self.label = label
         self.feedURL = feedURL
@@ -41,8 +44,12 @@ public struct SourceReport: Sendable, Equatable {
         self.consecutiveFailures = consecutiveFailures
         self.nextFetch = nextFetch
         self.items = items
+        self.origin = origin
     }
 
     /// Whether its last fetch failed.
     public var isFailing: Bool { lastError != nil }
+
+    /// Whether the operator set it (removed only from the command line).
+    public var isOperator: Bool { origin == .commandLine }
 }

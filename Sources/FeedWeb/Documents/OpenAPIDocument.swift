@@ -278,7 +278,7 @@ enum OpenAPIDocument {
               },
               "Source": {
                 "type": "object",
-                "required": ["key", "title", "url", "siteUrl", "folder", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items"],
+                "required": ["key", "title", "url", "siteUrl", "folder", "ok", "lastSuccess", "lastError", "failingSince", "failures", "nextFetch", "items", "origin"],
                 "additionalProperties": false,
                 "properties": {
                   "key": {"type": "string", "description": "Stable, from the URL: the prefix of its items' ids and the value of ?source=."},
@@ -292,7 +292,8 @@ enum OpenAPIDocument {
                   "failingSince": {"type": ["string", "null"], "format": "date-time"},
                   "failures": {"type": "integer", "minimum": 0, "description": "Failed fetches in a row."},
                   "nextFetch": {"type": ["string", "null"], "format": "date-time", "description": "When the schedule fetches it next; null without --refresh-every."},
-                  "items": {"type": "integer", "minimum": 0}
+                  "items": {"type": "integer", "minimum": 0},
+                  "origin": {"type": "string", "enum": ["operator", "owner"], "description": "Who put it in the river: `operator` (the command line's --source/--sources, or any source without --database: removed only from the command line, a DELETE is 409 `operator_source`) or `owner` (added from the Feeds page, the API or an OPML upload)."}
                 }
               },
               "Since": {

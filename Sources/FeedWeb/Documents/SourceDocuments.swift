@@ -4,7 +4,7 @@ import Foundation
 /// The river's sources as documents: `GET /api/sources` (JSON) and `GET /api/sources.opml`
 /// (OPML 2.0, what another reader imports), and the `"sources"` part of `/healthz`.
 enum SourceDocuments {
-    /// `{"sources":[{"key","title","url","siteUrl","folder","ok","lastSuccess","lastError","failingSince","failures","nextFetch","items"}],"folders":[…]}`.
+    /// `{"sources":[{"key","title","url","siteUrl","folder","ok","lastSuccess","lastError","failingSince","failures","nextFetch","items","origin"}],"folders":[…]}`.
     static func json(_ reports: [SourceReport], folders: [String]) -> [UInt8] {
         var writer = JSONWriter(capacity: 128 + reports.count * 256)
         writer.raw("{\"sources\":[")
@@ -49,6 +49,8 @@ enum SourceDocuments {
         optional(report.nextFetch.map(Timestamp.iso), &writer)
         writer.raw(",\"items\":")
         writer.number(report.items)
+        writer.raw(",\"origin\":")
+        writer.string(report.origin.rawValue)
         writer.raw("}")
     }
 

@@ -115,6 +115,8 @@ struct FeedsPage: Sendable {
             "newFolder": .string(""),
             "failing": report.lastError.map { .string($0) } ?? .null,
             "highlighted": .bool(highlight?.key == report.label.key),
+            // The operator's are removed only from the command line: no Remove link.
+            "operator": .bool(report.isOperator),
         ]
         if let site = report.label.siteURL, ItemLink.isSafe(site) {
             fields["site"] = .string(site)

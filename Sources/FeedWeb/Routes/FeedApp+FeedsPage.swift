@@ -41,6 +41,13 @@ extension FeedApp {
             throw HTTPError(404, code: "not_found", message: "No feed has the source key '\(key)'.")
         }
         var page = feedsPageModel(request)
+        if page.reports.first(where: { $0.label.key == key })?.isOperator == true {
+            // Removed only from the command line: say so instead of offering a removal that fails.
+            let strings = renderer.localizer.strings(for: language(of: request))
+            page.message = .error(strings["feedsOperatorSource"] ?? "")
+            page.highlight = label
+            return try feedsResponse(page, request: request, status: 409)
+        }
         page.confirmRemoval = label
         return try feedsResponse(page, request: request)
     }
