@@ -39,6 +39,11 @@ public struct RedisSourceStates: SourceStateStore {
     public func save(key field: String, state: [UInt8]) async {
         _ = try? await client.send([Array("HSET".utf8), Array(key.utf8), Array(field.utf8), state])
     }
+
+    /// Forgets one source's state (one `HDEL`).
+    public func remove(key field: String) async {
+        _ = try? await client.send([Array("HDEL".utf8), Array(key.utf8), Array(field.utf8)])
+    }
 }
 
 extension RedisSourceStates {

@@ -256,6 +256,13 @@ public final class River: FeedSource, SourceDirectory {
         return true
     }
 
+    /// Forgets the state of a removed source `key` in the shared store (the database's `sources`
+    /// row, Redis's hash field); in memory ``remove(key:)`` already dropped it.
+    public func forgetState(of key: String) async {
+        guard record(forKey: key) == nil, let store = sharedStore.withLock({ $0 }) else { return }
+        await store.remove(key: key)
+    }
+
     /// Takes `record`'s title and folder for the member of its key (false when there is none).
     @discardableResult
     public func update(_ record: SubscriptionRecord) -> Bool {
@@ -500,6 +507,8 @@ public final class River: FeedSource, SourceDirectory {
     }
 
     private func saveState(_ state: SourceState, key: String) async {
+        // A source removed while it was fetched keeps no state (``forgetState(of:)``).
+        guard membership.withLock({ $0.index[key] != nil }) else { return }
         guard let store = sharedStore.withLock({ $0 }) else {
             known.withLock { known in
                 known.states[key] = state

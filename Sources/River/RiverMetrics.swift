@@ -13,7 +13,10 @@ final class RiverMetrics: Sendable {
 
     private let registry: MetricsRegistry
     /// Each key's series, registered when the key first joins the river and kept after it
-    /// leaves (a registry never drops a series; a key that comes back counts on).
+    /// leaves: a ``Metrics/MetricsRegistry`` never drops a series (its families are shared by
+    /// every source, and a counter that vanished and came back at 0 would read as a reset), so a
+    /// removed source's series stay until the process restarts, and a key that comes back counts
+    /// on. They are bounded by the sources subscribed during one run.
     private let perSource = Mutex<[String: PerSource]>([:])
     private let failures: [UpstreamError.Kind: Counter]
 

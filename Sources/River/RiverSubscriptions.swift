@@ -156,6 +156,7 @@ public final class RiverSubscriptions: SubscriptionBook {
             river.remove(key: key)
         }
         logger.notice("unsubscribed from source \(key)")
+        await river.forgetState(of: key)
         await dropItems(of: key)
     }
 

@@ -153,9 +153,11 @@ public final class FeedDatabase: FeedRecord, SourceStateStore, Sendable {
     /// removed), the feed's epoch, version and time, and the sources' states saved since the
     /// last write.
     public func write(_ next: FeedSnapshot, replacing before: FeedSnapshot) throws(FeedError) {
-        let sourceStates = states.withLock { $0.pending }
+        var sourceStates: [String: [UInt8]] = [:]
         do {
             try writer.withLock { writer throws(DatabaseError) in
+                // Taken under the writer's lock, so a state ``remove(key:)`` forgot is not written.
+                sourceStates = states.withLock { $0.pending }
                 try writer.connection.transaction { () throws(DatabaseError) in
                     if next.version != before.version || next.epoch != before.epoch {
                         try Self.writeItems(next, replacing: before, with: writer)
@@ -232,6 +234,24 @@ public final class FeedDatabase: FeedRecord, SourceStateStore, Sendable {
     /// Keeps a source's state until the reload's items are written with it.
     public func save(key: String, state: [UInt8]) async {
         states.withLock { $0.pending[key] = state }
+    }
+
+    /// Forgets a removed source's state: in memory, and its row of `sources` (the subscriptions
+    /// table deletes that row with the subscription; this also drops what a fetch in flight
+    /// saved since, which the next write would otherwise put back).
+    public func remove(key: String) async {
+        // A failed delete leaves a row the subscriptions table already deleted with the
+        // subscription (same transaction), or one the river ignores: a key that comes back is
+        // fresh (its stored state unread until its first fetch saves a new one).
+        try? writer.withLock { writer throws(DatabaseError) in
+            states.withLock { states in
+                states.pending[key] = nil
+                states.committed[key] = nil
+            }
+            let delete = try writer.connection.prepare("DELETE FROM sources WHERE key = ?1")
+            try delete.bind(1, key)
+            try delete.run()
+        }
     }
 
     // MARK: Maintenance

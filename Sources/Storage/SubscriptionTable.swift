@@ -147,14 +147,25 @@ public final class SubscriptionTable: SubscriptionRecords, Sendable {
         }
     }
 
-    /// Removes `key`.
+    /// Removes `key`, and its state row in `sources` (validators, schedule) in the same
+    /// transaction: a later subscription to it starts afresh, and the file does not keep growing
+    /// with removed feeds.
     public func remove(key: String) throws(SubscriptionError) -> Bool {
         try change { connection throws(DatabaseError) -> Bool in
             let delete = try connection.prepare("DELETE FROM subscriptions WHERE key = ?1")
             try delete.bind(1, key)
             try delete.run()
-            return connection.changes == 1
+            let removed = connection.changes == 1
+            try Self.deleteState(key, connection)
+            return removed
         }
+    }
+
+    /// Deletes the `sources` row of `key` (its fetch state, written by ``FeedDatabase``).
+    private static func deleteState(_ key: String, _ connection: DatabaseConnection) throws(DatabaseError) {
+        let delete = try connection.prepare("DELETE FROM sources WHERE key = ?1")
+        try delete.bind(1, key)
+        try delete.run()
     }
 
     /// The command line's sources become the operator's rows (see the protocol).
@@ -171,6 +182,7 @@ public final class SubscriptionTable: SubscriptionRecords, Sendable {
                 if record.origin == .commandLine, !given.contains(record.key) {
                     try delete.bind(1, record.key)
                     try delete.run()
+                    try Self.deleteState(record.key, connection)
                 } else if record.origin == .owner, given.contains(record.key) {
                     // The owner's feed is now also the operator's: the operator's from now on.
                     try adopt.bind(1, record.key)

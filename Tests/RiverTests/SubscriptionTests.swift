@@ -125,8 +125,12 @@ struct SubscriptionTests {
         defer { fixture.remove() }
         _ = try await fixture.book.subscribe(SubscribeRequest(address: server.url(gone).absoluteString))
         #expect(fixture.ids(of: fixture.key(gone)).count == 1)
+        #expect(await fixture.database.load(keys: [fixture.key(gone)]).count == 1)
         let keptRequests = try await server.stats(kept)["requests"]
         try await fixture.book.unsubscribe(key: fixture.key(gone))
+        // Its fetch state leaves the store (and the file) with it; the kept one's stays.
+        #expect(await fixture.database.load(keys: [fixture.key(gone)]).isEmpty)
+        #expect(await fixture.database.load(keys: [fixture.key(kept)]).count == 1)
         #expect(fixture.ids(of: fixture.key(gone)).isEmpty)
         #expect(fixture.ids(of: fixture.key(kept)).count == 1)
         #expect(try await server.stats(kept)["requests"] == keptRequests)

@@ -85,6 +85,52 @@ struct SubscriptionTableTests {
         #expect(try table.syncCommandLine([]).map(\.url.lastPathComponent) == ["mine.xml"])
     }
 
+    /// How many rows of the file's `sources` (fetch states) have `key`, read over a connection
+    /// of its own (what another process, or the next start, reads).
+    static func stateRows(_ path: String, _ key: String) throws -> Int64 {
+        let connection = try DatabaseConnection(path: path, mode: .readOnly)
+        return try connection.integer("SELECT count(*) FROM sources WHERE key = '\(key)'") ?? -1
+    }
+
+    @Test func aRemovedSourcesStateLeavesTheFileWithIt() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("feed.sqlite")
+        let (mine, other, dropped) = (
+            Self.record("mine.xml"), Self.record("other.xml"), Self.record("op.xml")
+        )
+        do {
+            let database = try FeedDatabase(path: path)
+            let table = try SubscriptionTable(database)
+            _ = try table.add([mine, other])
+            _ = try table.syncCommandLine([Self.record("op.xml", origin: .commandLine)])
+            for (key, byte) in [(mine.key, UInt8(1)), (other.key, 2), (dropped.key, 3)] {
+                await database.save(key: key, state: [byte])
+            }
+            let empty = FeedSnapshot(version: 0, updatedAt: Date(), entries: [])
+            try database.write(empty, replacing: empty)
+            #expect(try Self.stateRows(path, mine.key) == 1)
+            // The owner removes a feed: its state row goes in the same transaction.
+            #expect(try table.remove(key: mine.key))
+            #expect(try Self.stateRows(path, mine.key) == 0)
+            #expect(try Self.stateRows(path, other.key) == 1)
+            // The command line drops one: the same at the next start's sync.
+            #expect(try table.syncCommandLine([]).map(\.key) == [other.key])
+            #expect(try Self.stateRows(path, dropped.key) == 0)
+            // The store forgets a state saved for the next write (a fetch in flight at removal):
+            // that write does not put the row back.
+            await database.save(key: other.key, state: [4])
+            #expect(try table.remove(key: other.key))
+            await database.remove(key: other.key)
+            try database.write(empty, replacing: empty)
+            #expect(try Self.stateRows(path, other.key) == 0)
+            #expect(await database.load(keys: [other.key]).isEmpty)
+            #expect(database.checkpoint() == nil)
+        }
+        let reopened = try FeedDatabase(path: path)
+        _ = try reopened.load(maxItems: 10)
+        #expect(await reopened.load(keys: [mine.key, other.key, dropped.key]).isEmpty)
+    }
+
     @Test func aFailedWriteLeavesTheListAsItWas() async throws {
         let folder = try TemporaryFolder()
         let database = try FeedDatabase(path: folder.path("feed.sqlite"))

@@ -7,4 +7,7 @@ public protocol SourceStateStore: Sendable {
     func load(keys: [String]) async -> [String: [UInt8]]
     /// Stores one source's state.
     func save(key: String, state: [UInt8]) async
+    /// Forgets one source's state: the source left the river (a later subscription to it starts
+    /// afresh, and the store does not keep growing with removed sources).
+    func remove(key: String) async
 }
