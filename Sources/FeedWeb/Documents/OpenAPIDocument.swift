@@ -13,6 +13,15 @@ enum OpenAPIDocument {
         headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"],
         body: bytes, compression: .maximum)
 
+    /// Responses with the error envelope for `statuses`, one line each at the indentation of
+    /// an operation's `responses` in ``text`` (the changes of the sources share most of them:
+    /// 401 and 403 from the gate, 409 without a database or for a conflict, 413 and 422 for
+    /// bodies).
+    private static func errors(_ statuses: Int...) -> String {
+        statuses.map { ##""\##($0)": {"$ref": "#/components/responses/Error"},"## }
+            .joined(separator: "\n          ")
+    }
+
     static let text = #"""
         {
           "openapi": "3.1.0",
@@ -131,11 +140,7 @@ enum OpenAPIDocument {
                   "201": {"description": "Subscribed.", "headers": {"Location": {"schema": {"type": "string"}, "description": "/api/sources/{key}"}},
                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Source"}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"},
-                  "401": {"$ref": "#/components/responses/Error"},
-                  "403": {"$ref": "#/components/responses/Error"},
-                  "409": {"$ref": "#/components/responses/Error"},
-                  "413": {"$ref": "#/components/responses/Error"},
-                  "422": {"$ref": "#/components/responses/Error"},
+                  \#(errors(401, 403, 409, 413, 422))
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
@@ -161,12 +166,7 @@ enum OpenAPIDocument {
                 "responses": {
                   "200": {"description": "The source after the change.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Source"}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"},
-                  "401": {"$ref": "#/components/responses/Error"},
-                  "403": {"$ref": "#/components/responses/Error"},
-                  "404": {"$ref": "#/components/responses/Error"},
-                  "409": {"$ref": "#/components/responses/Error"},
-                  "413": {"$ref": "#/components/responses/Error"},
-                  "422": {"$ref": "#/components/responses/Error"},
+                  \#(errors(401, 403, 404, 409, 413, 422))
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               },
@@ -176,10 +176,7 @@ enum OpenAPIDocument {
                 "description": "The owner's. The operator's `--source`/`--sources` are removed only from the command line (409 `operator_source`).",
                 "responses": {
                   "204": {"description": "Removed."},
-                  "401": {"$ref": "#/components/responses/Error"},
-                  "403": {"$ref": "#/components/responses/Error"},
-                  "404": {"$ref": "#/components/responses/Error"},
-                  "409": {"$ref": "#/components/responses/Error"},
+                  \#(errors(401, 403, 404, 409))
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
@@ -207,11 +204,7 @@ enum OpenAPIDocument {
                             "properties": {"added": {"type": "integer", "minimum": 0}, "skipped": {"type": "integer", "minimum": 0},
                                            "problems": {"type": "array", "items": {"type": "string"}}}}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"},
-                  "401": {"$ref": "#/components/responses/Error"},
-                  "403": {"$ref": "#/components/responses/Error"},
-                  "409": {"$ref": "#/components/responses/Error"},
-                  "413": {"$ref": "#/components/responses/Error"},
-                  "422": {"$ref": "#/components/responses/Error"},
+                  \#(errors(401, 403, 409, 413, 422))
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
