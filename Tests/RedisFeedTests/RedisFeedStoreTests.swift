@@ -124,6 +124,18 @@ final class RedisFeedStoreTests {
         #expect(!store.health.degraded)
     }
 
+    @Test func aRemovedSourcesStateLeavesTheSharedHash() async throws {
+        let configuration = try StoreFixtures.configuration(server)
+        let (states, _) = try await RedisSourceStates.connect(configuration)
+        // Another instance, over a connection of its own, reads what the first one changed.
+        let (other, _) = try await RedisSourceStates.connect(configuration)
+        await states.save(key: "aaaaaaaaaaaa", state: [1, 2])
+        await states.save(key: "bbbbbbbbbbbb", state: [3])
+        #expect(await other.load(keys: ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]).count == 2)
+        await states.remove(key: "aaaaaaaaaaaa")
+        #expect(await other.load(keys: ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]) == ["bbbbbbbbbbbb": [3]])
+    }
+
     @Test func unreachableAtConnectThrowsAndNamesTheServer() async throws {
         var configuration = try StoreFixtures.configuration(server)
         server.stop()
