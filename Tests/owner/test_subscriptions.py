@@ -3,7 +3,9 @@ loopback (--allow-private-feeds), the app speaking with its token and the browse
 session cookie and CSRF token. Add by feed URL and by site URL (discovery: a relative link, a
 <base>, several, none, the usual paths), already subscribed, rename and move, ?folder=, removal
 (items leave), OPML import and export, the share target, a restart."""
+import http.client
 import json
+import time
 import urllib.parse
 import xml.etree.ElementTree as ElementTree
 
@@ -38,6 +40,32 @@ def test_a_feed_url_subscribes_and_its_items_arrive(owned, upstream):
     listed = server.sources()
     assert [s["key"] for s in listed["sources"]] == [source["key"]]
     assert listed["folders"] == ["News"]
+
+
+def test_an_open_event_stream_hears_of_the_new_sources_items(owned, upstream):
+    """The issue: "its items reach open pages through the event stream". A stream opened before
+    the subscription gets a `version` event whose `added` counts the new source's items."""
+    server = owned()
+    stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    stream.request("GET", "/api/events", headers={"Authorization": f"Bearer {server.token}"})
+    response = stream.getresponse()
+    assert response.status == 200 and response.getheader("Content-Type").startswith("text/event-stream")
+    status, _, source = server.api("POST", "/api/sources", {"url": upstream.url("alpha")})
+    assert status == 201, source
+    deadline = time.monotonic() + 10
+    added = None
+    while added is None and time.monotonic() < deadline:
+        line = response.fp.readline().decode()
+        assert line, "the stream ended before the new version's event"
+        if line.startswith("data:"):
+            event = json.loads(line[len("data:"):])
+            if event.get("added"):
+                added = event
+    stream.close()
+    assert added is not None, "no version event with added items within 10 s"
+    # The first subscription replaces the demo items, so the river is now the new source's.
+    fresh = [item for item in server.items() if item["id"].startswith(source["key"] + ":")]
+    assert fresh and added["added"] >= 1 and added["version"] >= 1
 
 
 def test_a_site_url_finds_its_feed_by_a_relative_link(owned, sites):
