@@ -255,7 +255,7 @@ soak-test: build-debug cluster-deps ## The soak for 60 s (part of make test)
 ## metrics, logs, deployment), cluster tests, the store of record (--database), and the soak
 ## for 60 s. The Python suites share
 ## one harness, Tests/harness (docs/testing.md).
-test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test owner-test soak-test ## Every suite (about 9 minutes); what CI runs
+test: deps lint check-links client-check client-budget icons-check flags-doc-check swift-test js-test contract-test browser-test browser-test-https webkit-test gecko-test ops-test cluster-test store-test owner-test soak-test ## Every suite (about 14 minutes); what CI runs
 
 ## The quick loop, the single test and the list of targets (docs/testing.md, CONTRIBUTING.md).
 ## `make check`: lint, the link check, every target listed by `make help`, and the Swift suites
