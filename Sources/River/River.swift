@@ -41,7 +41,7 @@ public final class River: FeedSource, SourceDirectory {
     }
 
     /// The members and how to find them, changed under one lock.
-    private struct Membership: Sendable {
+    struct Membership: Sendable {
         var members: [Member] = []
         var index: [String: Int] = [:]
         var nextSerial = 0
@@ -79,7 +79,7 @@ public final class River: FeedSource, SourceDirectory {
         case failed(UpstreamError)
     }
 
-    private struct Known: Sendable {
+    struct Known: Sendable {
         var states: [String: SourceState] = [:]
         var itemCounts: [String: Int] = [:]
         var failing = Set<String>()
@@ -88,7 +88,7 @@ public final class River: FeedSource, SourceDirectory {
         var fresh = Set<String>()
     }
 
-    private let membership = Mutex(Membership())
+    let membership = Mutex(Membership())
     /// Wakes the schedule when the members change.
     let membershipChanges = ChangeSignal()
     private let limits: FetchLimits
@@ -105,14 +105,14 @@ public final class River: FeedSource, SourceDirectory {
     /// Where source state is shared with other instances (Redis), once ``useStateStore(_:)``
     /// gave one; until then `known.states` is the only copy, kept as values: nothing to encode
     /// or decode on a reload.
-    private let sharedStore = Mutex<(any SourceStateStore)?>(nil)
-    private let known = Mutex(Known())
+    let sharedStore = Mutex<(any SourceStateStore)?>(nil)
+    let known = Mutex(Known())
     /// Each source's state as last written or read, with its encoding: a load that finds the
     /// same bytes takes the state as it is.
-    private let lastEncodings = Mutex<[String: (bytes: [UInt8], state: SourceState)]>([:])
-    private let now: @Sendable () -> Date
+    let lastEncodings = Mutex<[String: (bytes: [UInt8], state: SourceState)]>([:])
+    let now: @Sendable () -> Date
     private let random: @Sendable () -> Double
-    private let metrics: RiverMetrics?
+    let metrics: RiverMetrics?
     /// How each source's items accumulate and which old ones go.
     public let history: SourceHistory
 
@@ -166,7 +166,7 @@ public final class River: FeedSource, SourceDirectory {
         for key in keys { metrics?.register(key: key) }
     }
 
-    private func makeMember(_ record: SubscriptionRecord, serial: Int) -> Member {
+    func makeMember(_ record: SubscriptionRecord, serial: Int) -> Member {
         Member(
             record: record, upstream: UpstreamSource(url: record.url, limits: limits, now: now),
             serial: serial)
@@ -208,79 +208,6 @@ public final class River: FeedSource, SourceDirectory {
 
     /// Whether the demo stands in (no member ever joined).
     public var isDemo: Bool { membership.withLock { !$0.hasHadMembers } }
-
-    // MARK: Membership
-
-    /// Adds `records` whose keys are not members yet (others are left out), at the end; returns
-    /// those added. They start with no state (whatever a state store kept of an earlier
-    /// subscription to the same feed is ignored until their first fetch saves a new one): the
-    /// next reload, scheduled or pulled, fetches them; the schedule wakes.
-    @discardableResult
-    public func add(_ records: [SubscriptionRecord]) -> [SubscriptionRecord] {
-        let added = membership.withLock { membership -> [SubscriptionRecord] in
-            membership.append(records, makeMember)
-        }
-        guard !added.isEmpty else { return [] }
-        for record in added { metrics?.register(key: record.key) }
-        known.withLock { known in
-            for record in added {
-                known.states[record.key] = nil
-                known.itemCounts[record.key] = 0
-                known.fresh.insert(record.key)
-            }
-            known.generation += 1
-        }
-        membershipChanges.signal()
-        return added
-    }
-
-    /// Removes the member with `key` (false when there is none): a fetch of it in flight is
-    /// dropped, and the next reload leaves its items out.
-    @discardableResult
-    public func remove(key: String) -> Bool {
-        let removed = membership.withLock { membership -> Bool in
-            guard let position = membership.index[key] else { return false }
-            membership.members.remove(at: position)
-            membership.reindex()
-            return true
-        }
-        guard removed else { return false }
-        known.withLock { known in
-            known.states[key] = nil
-            known.itemCounts[key] = nil
-            known.failing.remove(key)
-            known.fresh.remove(key)
-            known.generation += 1
-        }
-        membershipChanges.signal()
-        return true
-    }
-
-    /// Forgets the state of a removed source `key` in the shared store (the database's `sources`
-    /// row, Redis's hash field); in memory ``remove(key:)`` already dropped it.
-    public func forgetState(of key: String) async {
-        guard record(forKey: key) == nil, let store = sharedStore.withLock({ $0 }) else { return }
-        await store.remove(key: key)
-    }
-
-    /// Takes `record`'s title and folder for the member of its key (false when there is none).
-    @discardableResult
-    public func update(_ record: SubscriptionRecord) -> Bool {
-        let updated = membership.withLock { membership -> Bool in
-            guard let position = membership.index[record.key] else { return false }
-            membership.members[position].record.title = record.title
-            membership.members[position].record.folder = record.folder
-            return true
-        }
-        // Labels changed: pages cached at this generation are stale.
-        if updated { known.withLock { $0.generation += 1 } }
-        return updated
-    }
-
-    /// Whether the member with `key` was fetched (or failed) since it joined.
-    public func hasBeenFetched(key: String) -> Bool {
-        known.withLock { !$0.fresh.contains(key) }
-    }
 
     // MARK: FeedSource
 
@@ -474,128 +401,5 @@ public final class River: FeedSource, SourceDirectory {
         let shown = failures.prefix(3).map { "\($0.0.upstream.displayURL): \($0.1.message)" }
         let more = failures.count > 3 ? "; and \(failures.count - 3) more" : ""
         return FeedError("all \(failures.count) sources failed: \(shown.joined(separator: "; "))\(more)")
-    }
-
-    // MARK: State
-
-    private func loadStates(keys: [String]) async -> [String: SourceState] {
-        guard let store = sharedStore.withLock({ $0 }) else {
-            return known.withLock { known in known.states.filter { !known.fresh.contains($0.key) } }
-        }
-        let stored = await store.load(keys: keys)
-        let fresh = known.withLock { $0.fresh }
-        var states: [String: SourceState] = [:]
-        states.reserveCapacity(stored.count)
-        lastEncodings.withLock { last in
-            for (key, bytes) in stored where !fresh.contains(key) {
-                // What this river wrote last (or read last) needs no decoding: most loads read
-                // back this instance's own saves, and JSON decoding is what a reload of 304s
-                // would otherwise spend most of its Swift time on.
-                if let remembered = last[key], remembered.bytes == bytes {
-                    states[key] = remembered.state
-                } else {
-                    let state = SourceState.decode(bytes)
-                    states[key] = state
-                    last[key] = (bytes, state)
-                }
-            }
-        }
-        known.withLock { known in
-            for (key, state) in states { known.states[key] = state }
-        }
-        return states
-    }
-
-    private func saveState(_ state: SourceState, key: String) async {
-        // A source removed while it was fetched keeps no state (``forgetState(of:)``).
-        guard membership.withLock({ $0.index[key] != nil }) else { return }
-        guard let store = sharedStore.withLock({ $0 }) else {
-            known.withLock { known in
-                known.states[key] = state
-                known.fresh.remove(key)
-            }
-            return
-        }
-        known.withLock { _ = $0.fresh.remove(key) }
-        let bytes = state.encoded()
-        lastEncodings.withLock { $0[key] = (bytes, state) }
-        await store.save(key: key, state: bytes)
-    }
-
-    private func record(_ states: [String: SourceState], itemCounts: [String: Int]?) {
-        known.withLock { known in
-            known.states = states
-            if let itemCounts { known.itemCounts = itemCounts }
-            let failing = Set(states.filter { $0.value.lastError != nil }.keys)
-            if failing != known.failing {
-                known.failing = failing
-                known.generation += 1
-            }
-        }
-    }
-
-    /// Counts each source's items in `items` (a snapshot restored from a database or joined
-    /// from Redis) for the reports, until the next reload counts what it merged.
-    public func countHeld(_ items: [FeedItem]) {
-        let index = membership.withLock { $0.index }
-        let counts = Self.group(items, keys: index).mapValues(\.count)
-        known.withLock { $0.itemCounts = counts }
-    }
-
-    /// Re-reads the shared state (what another instance fetched) and returns when the schedule
-    /// should next look: the earliest time any source is due.
-    public func nextDue() async -> Date {
-        let members = membership.withLock { $0.members }
-        let states = await loadStates(keys: members.map(\.key))
-        record(states.merging(known.withLock { $0.states }) { stored, _ in stored }, itemCounts: nil)
-        let start = now()
-        var earliest = start.addingTimeInterval(policy.base)
-        for member in members {
-            let state = states[member.key] ?? SourceState()
-            var at = state.nextFetch ?? start
-            if let fresh = state.freshUntil, fresh > at { at = fresh }
-            if let notBefore = state.notBefore, notBefore > at { at = notBefore }
-            if at < earliest { earliest = at }
-        }
-        return earliest
-    }
-
-    // MARK: SourceDirectory
-
-    /// Every source and how its fetches go.
-    public var reports: [SourceReport] {
-        let members = membership.withLock { $0.members }
-        let known = known.withLock { $0 }
-        return members.map { member in
-            let state = known.states[member.key] ?? SourceState()
-            return SourceReport(
-                label: label(member, state), feedURL: ShownURL.withoutCredentials(member.subscription.url),
-                displayURL: member.upstream.displayURL, lastSuccess: state.lastSuccess,
-                lastError: state.lastError, recovered: state.recovered,
-                failingSince: state.failingSince, consecutiveFailures: state.failures,
-                nextFetch: isScheduled ? state.nextFetch : nil, items: known.itemCounts[member.key] ?? 0,
-                origin: member.record.origin)
-        }
-    }
-
-    /// Grows whenever a source starts or stops failing.
-    public var statusGeneration: Int { known.withLock { $0.generation } }
-
-    /// The source of an item id.
-    public func label(forItemID id: String) -> SourceLabel? {
-        RiverItemID.key(of: id).flatMap { label(forKey: String($0)) }
-    }
-
-    /// The label of the source with `key`.
-    public func label(forKey key: String) -> SourceLabel? {
-        guard let member = membership.withLock({ $0.member(key) }) else { return nil }
-        return label(member, known.withLock { $0.states[member.key] } ?? SourceState())
-    }
-
-    private func label(_ member: Member, _ state: SourceState) -> SourceLabel {
-        let title =
-            member.subscription.title ?? state.hints.title ?? member.subscription.url.host ?? member.key
-        return SourceLabel(
-            key: member.key, title: title, siteURL: state.hints.siteURL, folder: member.record.folder)
     }
 }
