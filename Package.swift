@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "Secrets", targets: ["Secrets"]),
         .library(name: "Owner", targets: ["Owner"]),
+        .library(name: "Reading", targets: ["Reading"]),
     ],
     targets: [
         .systemLibrary(
@@ -81,7 +82,8 @@ let package = Package(
         .target(
             name: "River", dependencies: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
         .target(name: "RedisFeed", dependencies: ["Feed", "Logging", "RedisClient"]),
-        .target(name: "Storage", dependencies: ["Database", "Feed"]),
+        .target(name: "Reading", dependencies: ["Feed"]),
+        .target(name: "Storage", dependencies: ["Database", "Feed", "Reading"]),
         .target(name: "Owner", dependencies: ["Logging", "Secrets", "Storage"]),
         // Layer 4, surfaces.
         .target(name: "EventStreams", dependencies: ["HTTPServer"]),
@@ -89,7 +91,7 @@ let package = Package(
             name: "FeedWeb",
             dependencies: [
                 "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
-                "Owner",
+                "Owner", "Reading",
             ]),
         .target(
             name: "Thumbnails",
@@ -101,7 +103,7 @@ let package = Package(
                 "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
                 "Logging",
                 "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
-                "Storage", "Owner",
+                "Storage", "Owner", "Reading",
             ]),
         .executableTarget(
             name: "feed-bench",

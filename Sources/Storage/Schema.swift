@@ -40,6 +40,7 @@ public struct Schema: Sendable {
     /// `items` (every kept item, ordered like the feed by `created_ms` then `id`), `sources`
     /// (each river source's state, the river's own encoding).
     /// Version 2: the owner (``ownerTables``) and the subscriptions (``subscriptionTables``).
+    /// Version 3: items' content and author, and the owner's marks (``readingTables``).
     public static let standard = Schema(steps: [
         Step(
             version: 1,
@@ -69,6 +70,7 @@ public struct Schema: Sendable {
                 ) WITHOUT ROWID;
                 """),
         Step(version: 2, sql: ownerTables + subscriptionTables),
+        Step(version: 3, sql: readingTables),
     ])
 
     /// Brings the file of `connection` to ``current``: a new file gets every step, an older one

@@ -40,14 +40,15 @@ struct ModuleImportsTests {
         "Feed": Entry(layer: 3, imports: ["Metrics"]),
         "River": Entry(layer: 3.1, imports: ["Feed", "FeedParsing", "HTTPClient", "Logging", "Metrics"]),
         "RedisFeed": Entry(layer: 3.1, imports: ["Feed", "Logging", "RedisClient"]),
-        "Storage": Entry(layer: 3.1, imports: ["Database", "Feed"]),
+        "Reading": Entry(layer: 3.05, imports: ["Feed"]),
+        "Storage": Entry(layer: 3.1, imports: ["Database", "Feed", "Reading"]),
         "Owner": Entry(layer: 3.2, imports: ["Logging", "Secrets", "Storage"]),
         "EventStreams": Entry(layer: 4, imports: ["HTTPServer"]),
         "FeedWeb": Entry(
             layer: 4.1,
             imports: [
                 "Compression", "EventStreams", "Feed", "HTTPServer", "Logging", "Metrics", "Mustache",
-                "Owner",
+                "Owner", "Reading",
             ]),
         "Thumbnails": Entry(
             layer: 4.1,
@@ -58,7 +59,7 @@ struct ModuleImportsTests {
                 "Allocator", "Feed", "FeedParsing", "FeedWeb", "HTTPClient", "HTTPServer", "Images",
                 "Logging",
                 "Metrics", "Mustache", "RedisClient", "RedisFeed", "River", "Thumbnails", "Database",
-                "Storage", "Owner",
+                "Storage", "Owner", "Reading",
             ]),
     ]
 

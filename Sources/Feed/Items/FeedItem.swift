@@ -20,6 +20,14 @@ public struct FeedItem: Sendable, Equatable, Hashable {
     /// When this store last saw the item change in place (same id, another title, text, link,
     /// picture or date); nil while it is as first seen. The id never changes.
     public var updatedAt: Date?
+    /// The item's full content as sanitized HTML (the safe subset `FeedParsing`'s sanitizer
+    /// writes: no script, no styles, no event handlers, only `http`/`https`/`mailto` links,
+    /// pictures as absolute `http`/`https` URLs the server proxies); nil when the feed gave only
+    /// text, or for items stored before content was kept. ``body`` stays the plain text the list
+    /// shows.
+    public var content: String?
+    /// Who wrote it, as the feed names them (plain text, at most 200 characters); nil if unnamed.
+    public var author: String?
 
     /// The longest id accepted.
     public static let maxIDLength = 256
@@ -27,7 +35,7 @@ public struct FeedItem: Sendable, Equatable, Hashable {
     /// Creates an item.
     public init(
         id: String, title: String, body: String, createdAt: Date, url: String? = nil, image: String? = nil,
-        updatedAt: Date? = nil
+        updatedAt: Date? = nil, content: String? = nil, author: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -36,12 +44,14 @@ public struct FeedItem: Sendable, Equatable, Hashable {
         self.url = url
         self.image = image
         self.updatedAt = updatedAt
+        self.content = content
+        self.author = author
     }
 
     /// Whether `other` says the same as this item: every field but ``updatedAt``.
     public func hasSameContent(as other: FeedItem) -> Bool {
         id == other.id && title == other.title && body == other.body && createdAt == other.createdAt
-            && url == other.url && image == other.image
+            && url == other.url && image == other.image && content == other.content && author == other.author
     }
 
     /// Feed order: newest first, ties broken by the larger id (compared by UTF-8 bytes), so the

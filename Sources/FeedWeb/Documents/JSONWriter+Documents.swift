@@ -1,4 +1,5 @@
 import Feed
+import Reading
 
 /// The pieces of the API's JSON documents that several of them share: how a snapshot's body
 /// begins, a river source, an item, a list of items.
@@ -23,8 +24,9 @@ extension JSONWriter {
         string(label.title)
     }
 
-    /// One item; `source` (a river's) adds `"source":{"key","title"}`.
-    mutating func item(_ entry: FeedSnapshot.Entry, source: SourceLabel? = nil) {
+    /// One item; `source` (a river's) adds `"source":{"key","title"}`, `mark` (the owner's,
+    /// when the request may see them) adds `"read"` and `"starred"`.
+    mutating func item(_ entry: FeedSnapshot.Entry, source: SourceLabel? = nil, mark: ItemMark? = nil) {
         raw("{\"id\":")
         string(entry.item.id)
         raw(",\"title\":")
@@ -45,6 +47,10 @@ extension JSONWriter {
             raw(",\"updatedAt\":")
             string(Timestamp.iso(updatedAt))
         }
+        if let author = entry.item.author {
+            raw(",\"author\":")
+            string(author)
+        }
         raw(",\"version\":")
         number(entry.addedIn)
         if let source {
@@ -52,18 +58,25 @@ extension JSONWriter {
             openSource(source)
             raw("}")
         }
+        if let mark {
+            raw(mark.read ? ",\"read\":true" : ",\"read\":false")
+            raw(mark.starred ? ",\"starred\":true" : ",\"starred\":false")
+        }
         raw("}")
     }
 
-    /// A JSON array of items; `sources` labels a river's items.
-    mutating func items(_ entries: some Collection<FeedSnapshot.Entry>, sources: (any SourceDirectory)? = nil)
-    {
+    /// A JSON array of items; `sources` labels a river's items; `marks` adds each item's
+    /// `"read"` and `"starred"`.
+    mutating func items(
+        _ entries: some Collection<FeedSnapshot.Entry>, sources: (any SourceDirectory)? = nil,
+        marks: ReadingMarks? = nil
+    ) {
         raw("[")
         var first = true
         for entry in entries {
             if !first { raw(",") }
             first = false
-            item(entry, source: sources?.label(forItemID: entry.item.id))
+            item(entry, source: sources?.label(forItemID: entry.item.id), mark: marks?[entry.item.id])
         }
         raw("]")
     }

@@ -5,6 +5,7 @@ public import HTTPServer
 public import Logging
 public import Metrics
 import Mustache
+public import Reading
 
 /// The product's HTTP surface: the page, the no-JS refresh, the JSON API, health, the OpenAPI
 /// document and static files, wired into a ``Router``.
@@ -56,6 +57,9 @@ public final class FeedApp: Sendable {
     /// The river's subscriptions when they live in a database and the owner may change them
     /// (the Feeds page, `/api/sources` changes); nil: the list is the command line's (read-only).
     let subscriptions: (any SubscriptionBook)?
+    /// The owner's reading state (read, starred); nil for a server that keeps none (the
+    /// pages then show no marks and the reading routes answer `404`).
+    let reading: (any ReadingBook)?
     private let pages = ResponseCache<PageKey, Representation>(capacity: 256)
     private let itemBodies = ResponseCache<ItemsKey, Representation>(capacity: 256)
     private let refreshBodies = ResponseCache<RefreshKey, Representation>(capacity: 256)
@@ -68,8 +72,9 @@ public final class FeedApp: Sendable {
         store: any FeedBackend, renderer: PageRenderer, files: StaticFiles, logger: Logger = Logger(),
         pageSize: Int = PageRenderer.defaultPageSize, heartbeat: Duration = .seconds(15),
         sourceStatus: (@Sendable () -> FeedSourceStatus)? = nil, sources: (any SourceDirectory)? = nil,
-        subscriptions: (any SubscriptionBook)? = nil
+        subscriptions: (any SubscriptionBook)? = nil, reading: (any ReadingBook)? = nil
     ) {
+        self.reading = reading
         self.sourceStatus = sourceStatus
         self.sources = sources ?? subscriptions
         // The server passes its river's book as `sources`: a river over the database is one.
